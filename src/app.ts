@@ -1,0 +1,78 @@
+// buildApp() assembles the HTTP service around a set of long-lived services; it never listens
+// (src/server.ts does), so tests drive it with inject() or listen on port 0 themselves.
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { ApiError } from './errors.ts';
+import { collectRoutes, dispatch, sendApiError } from './http/rest.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { appRouter, createCaller } from './routers/_app.ts';
+import type { Context, Services } from './trpc.ts';
+
+export interface AppState {
+  /** The boot flag: false while migrating or draining; /api answers 503 while false. */
+  ready: boolean;
+}
+
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(services: Services, state: AppState, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: services.config.QUEEN_BODY_LIMIT_BYTES,
+    // Long-polls hold a request for up to their timeout.
+    requestTimeout: 0,
+  });
+
+  const document = buildOpenApiDocument();
+  await app.register(fastifySwagger, { mode: 'static', specification: { document: document as any } });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { persistAuthorization: true, tryItOutEnabled: true },
+  });
+
+  app.setErrorHandler((err: any, req, reply) => {
+    // Errors Fastify raises before a route runs: bad JSON, oversized or mistyped bodies.
+    const status = err.statusCode ?? 500;
+    if (status === 413) return sendApiError(reply, new ApiError('body_too_large', `request body exceeds ${services.config.QUEEN_BODY_LIMIT_BYTES} bytes`));
+    if (status === 415) return sendApiError(reply, new ApiError('unsupported_media_type', 'send the body as Content-Type: application/json'));
+    if (status >= 400 && status < 500) return sendApiError(reply, new ApiError('invalid_json', `body is not valid JSON: ${err.message}`, { field: '(body)' }));
+    req.log.error({ err }, 'unhandled error');
+    return sendApiError(reply, new ApiError('internal', 'internal error; it has been logged'));
+  });
+
+  app.get('/health', async () => ({ ok: true }));
+  app.get('/ready', async (_req, reply) => reply.code(state.ready ? 200 : 503).send({ ready: state.ready }));
+  app.get('/metrics', async (_req, reply) => {
+    reply.type(services.metrics.registry.contentType);
+    return services.metrics.registry.metrics();
+  });
+
+  const routes = collectRoutes(appRouter);
+  const apiHandler = async (req: any, reply: any) =>
+    dispatch(
+      {
+        routes,
+        ready: () => state.ready,
+        call: async (procedurePath, input, request) => {
+          const res: Context['res'] = { headers: {} };
+          const ctx: Context = { ...services, log: request.log, authorization: request.headers.authorization, res };
+          const caller = createCaller(ctx) as any;
+          const fn = procedurePath.split('.').reduce((acc: any, k) => acc[k], caller);
+          const data = await fn(input);
+          return { data, status: res.status, headers: res.headers };
+        },
+      },
+      req,
+      reply,
+    );
+  app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/api/*', handler: apiHandler });
+
+  app.addHook('onResponse', async (req, reply) => {
+    services.metrics.httpRequests.inc({ method: req.method, route: req.routeOptions.url ?? 'unknown', status: reply.statusCode });
+  });
+
+  return app;
+}

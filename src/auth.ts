@@ -1,0 +1,94 @@
+// Credentials: JWT bearer tokens verified statelessly with jose — HS256 with QUEEN_JWT_SECRET,
+// or RS/ES/EdDSA with QUEEN_JWT_PUBLIC_KEY (PEM) or QUEEN_JWT_JWKS_URL. Claims: sub, tenant,
+// grants ⊆ {produce, consume, read, admin}.
+import { createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
+import { z } from 'zod';
+import { ApiError } from './errors.ts';
+
+export const GRANTS = ['produce', 'consume', 'read', 'admin'] as const;
+export type Grant = (typeof GRANTS)[number];
+
+/** Tenant names and subjects: printable, no control characters, bounded. */
+export const tenantName = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
+
+const claimsSchema = z.object({
+  sub: z.string().min(1).max(256),
+  tenant: tenantName,
+  grants: z.array(z.enum(GRANTS)).max(4),
+});
+
+export interface Principal {
+  sub: string;
+  tenant: string;
+  grants: ReadonlySet<Grant>;
+}
+
+export interface AuthConfig {
+  QUEEN_JWT_SECRET?: string;
+  QUEEN_JWT_PUBLIC_KEY?: string;
+  QUEEN_JWT_JWKS_URL?: string;
+}
+
+export type Verifier = (authorization: string | undefined) => Promise<Principal>;
+
+export function createVerifier(cfg: AuthConfig): Verifier {
+  let key: Promise<Uint8Array | CryptoKey | JWTVerifyGetKey>;
+  let algorithms: string[];
+  if (cfg.QUEEN_JWT_JWKS_URL) {
+    key = Promise.resolve(createRemoteJWKSet(new URL(cfg.QUEEN_JWT_JWKS_URL)));
+    algorithms = ['RS256', 'ES256', 'EdDSA', 'PS256'];
+  } else if (cfg.QUEEN_JWT_PUBLIC_KEY) {
+    const pem = cfg.QUEEN_JWT_PUBLIC_KEY;
+    algorithms = ['RS256', 'ES256', 'EdDSA', 'PS256'];
+    key = (async () => {
+      for (const alg of algorithms) {
+        try {
+          return await importSPKI(pem, alg);
+        } catch {
+          // try the next algorithm family
+        }
+      }
+      throw new Error('QUEEN_JWT_PUBLIC_KEY is not a PEM public key (SPKI) for RS256, ES256, EdDSA or PS256');
+    })();
+  } else if (cfg.QUEEN_JWT_SECRET) {
+    key = Promise.resolve(new TextEncoder().encode(cfg.QUEEN_JWT_SECRET));
+    algorithms = ['HS256'];
+  } else {
+    throw new Error('no JWT verification key: set QUEEN_JWT_SECRET, QUEEN_JWT_PUBLIC_KEY or QUEEN_JWT_JWKS_URL');
+  }
+
+  return async (authorization) => {
+    if (!authorization) throw new ApiError('unauthenticated', 'missing Authorization header: send "Authorization: Bearer <token>"');
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!m) throw new ApiError('unauthenticated', 'Authorization header must be "Bearer <token>"');
+    let payload: unknown;
+    try {
+      const k = await key;
+      ({ payload } = await jwtVerify(m[1], k as Uint8Array, { algorithms }));
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw new ApiError('token_expired', 'token expired: mint a new one');
+      throw new ApiError('token_invalid', 'token is malformed or its signature does not verify');
+    }
+    const claims = claimsSchema.safeParse(payload);
+    if (!claims.success) {
+      const issue = claims.error.issues[0];
+      throw new ApiError('token_invalid', `token claim ${issue.path.join('.') || '(claims)'} is invalid: ${issue.message}`);
+    }
+    return { sub: claims.data.sub, tenant: claims.data.tenant, grants: new Set(claims.data.grants) };
+  };
+}
+
+export interface MintOptions {
+  tenant: string;
+  sub: string;
+  grants: Grant[];
+  /** Lifetime, e.g. '30d', '1h'; omitted = no expiry. */
+  expiresIn?: string;
+}
+
+/** Mints an HS256 token (operators' CLI, the embedded dev token, tests). */
+export async function mintToken(secret: string, o: MintOptions): Promise<string> {
+  const jwt = new SignJWT({ tenant: o.tenant, grants: o.grants }).setProtectedHeader({ alg: 'HS256' }).setSubject(o.sub).setIssuedAt();
+  if (o.expiresIn) jwt.setExpirationTime(o.expiresIn);
+  return jwt.sign(new TextEncoder().encode(secret));
+}

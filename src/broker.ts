@@ -1,0 +1,97 @@
+// A broker: database, migrations, services, HTTP app and sweeper, with an orderly start and
+// stop. src/server.ts runs one from the environment; tests start several in one process.
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { buildApp, type AppState } from './app.ts';
+import { createVerifier } from './auth.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/index.ts';
+import { migrate } from './db/migrate.ts';
+import { createMetrics } from './metrics.ts';
+import { Events } from './notify.ts';
+import { PayloadCipher } from './payload.ts';
+import { ClusterFlagsCache } from './services/cluster.ts';
+import { TenantDirectory } from './services/tenants.ts';
+import { startSweeper, type Sweeper } from './sweeper/index.ts';
+import type { Services } from './trpc.ts';
+
+export interface Broker {
+  app: FastifyInstance;
+  services: Services;
+  state: AppState;
+  db: Database;
+  sweeper: Sweeper | undefined;
+  /** Listens, migrates, then opens the boot flag and starts the sweeper. */
+  start(): Promise<string>;
+  /** Closes the boot flag, stops the sweeper (releasing its claims), closes everything. */
+  close(): Promise<void>;
+}
+
+export interface BrokerOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Embedded only: where PGlite keeps its files ('memory://' in tests). */
+  dataDir?: string;
+  /** false: do not listen (tests using inject()). */
+  listen?: boolean;
+}
+
+/** The JWT secret of an embedded broker: kept in its data folder so dev tokens survive restarts. */
+export async function embeddedSecret(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'jwt-secret');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    const secret = randomBytes(32).toString('hex');
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, secret + '\n', { mode: 0o600 });
+    return secret;
+  }
+}
+
+export async function createBroker(config: Config, opts: BrokerOptions = {}): Promise<Broker> {
+  const state: AppState = { ready: false };
+  const dataDir = opts.dataDir ?? join(config.QUEEN_DATA_DIR, 'pgdata');
+  const db = await openDatabase({ url: config.DATABASE_URL, dataDir, poolSize: config.QUEEN_DB_POOL_SIZE });
+  const metrics = createMetrics();
+  // The app's logger is created by Fastify; services log through it once it exists.
+  const services = {
+    config,
+    db,
+    verify: createVerifier(config),
+    metrics,
+    cluster: new ClusterFlagsCache(db),
+    tenants: new TenantDirectory(db, config),
+    cipher: config.QUEEN_ENCRYPTION_KEY ? new PayloadCipher(config.QUEEN_ENCRYPTION_KEY) : undefined,
+  } as Services;
+  const app = await buildApp(services, state, { logger: opts.logger });
+  services.log = app.log;
+  db.pool.removeAllListeners('error');
+  db.pool.on('error', (err) => app.log.warn({ err }, 'idle database connection lost'));
+  services.events = new Events(db.pool, !db.embedded, (err) => app.log.warn({ err }, 'notification channel error'));
+
+  const broker: Broker = {
+    app,
+    services,
+    state,
+    db,
+    sweeper: undefined,
+    async start() {
+      const address = opts.listen === false ? '' : await app.listen({ port: config.PORT, host: config.HOST });
+      await migrate(db.pool);
+      await services.events.start(db.url);
+      state.ready = true;
+      if (config.QUEEN_SWEEPER_ENABLED) broker.sweeper = startSweeper(services);
+      return address;
+    },
+    async close() {
+      state.ready = false;
+      await broker.sweeper?.stop();
+      await app.close();
+      await services.events.stop();
+      await db.close();
+    },
+  };
+  return broker;
+}

@@ -1,0 +1,61 @@
+// Every environment variable the broker reads, parsed once by zod. A bad value stops the start
+// with a message naming the variable and what it accepts. The README's configuration table
+// mirrors this file.
+import { z } from 'zod';
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const bool = (def: boolean) =>
+  z.enum(['true', 'false', '1', '0']).default(def ? 'true' : 'false').transform((v) => v === 'true' || v === '1');
+
+export const configSchema = z
+  .object({
+    PORT: int(6632, 0).refine((p) => p <= 65535, 'must be a port number 0..65535'),
+    HOST: z.string().default('0.0.0.0'),
+    /** Unset: embedded PGlite in QUEEN_DATA_DIR. Set: a PostgreSQL >= 14 server. */
+    DATABASE_URL: z.string().url().optional(),
+    QUEEN_DATA_DIR: z.string().default('.queen-data'),
+    /** Pool size per broker for the request path (the sweeper has its own small pool). */
+    QUEEN_DB_POOL_SIZE: int(10, 1),
+    QUEEN_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
+    QUEEN_JWT_JWKS_URL: z.string().url().optional(),
+    QUEEN_JWT_PUBLIC_KEY: z.string().optional(),
+    QUEEN_ENCRYPTION_KEY: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit AES key)')
+      .optional(),
+    QUEEN_SWEEPER_MIN_SLEEP_MS: int(1, 0),
+    QUEEN_SWEEPER_MAX_SLEEP_MS: int(1000, 1),
+    QUEEN_SWEEPER_LEASE_MS: int(30_000, 100),
+    QUEEN_SWEEPER_MAX_ATTEMPTS: int(5, 1),
+    QUEEN_SWEEPER_BATCH_SIZE: int(1000, 1),
+    QUEEN_SWEEPER_ENABLED: bool(true),
+    /** The cell's horizon; a tenant's plan may only narrow it. 90 days. */
+    QUEEN_DEFAULT_HORIZON_SECONDS: int(90 * 24 * 3600, 1),
+    QUEEN_DEFAULT_MAX_PAYLOAD_BYTES: int(1024 * 1024, 1),
+    QUEEN_DEFAULT_MAX_PENDING_TIMERS: int(1_000_000, 0),
+    QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND: int(100_000, 1),
+    /** 0 = no storage limit by default. */
+    QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0),
+    /** Request body limit; the largest legal batch is 256 ops of 1 MiB payloads, base64. */
+    QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .refine((c) => c.QUEEN_SWEEPER_MIN_SLEEP_MS <= c.QUEEN_SWEEPER_MAX_SLEEP_MS, {
+    message: 'QUEEN_SWEEPER_MIN_SLEEP_MS must not exceed QUEEN_SWEEPER_MAX_SLEEP_MS',
+    path: ['QUEEN_SWEEPER_MIN_SLEEP_MS'],
+  });
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws ConfigError listing every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const r = configSchema.safeParse(cleaned);
+  if (!r.success) {
+    const lines = r.error.issues.map((i) => `  ${i.path.join('.') || '(config)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return r.data;
+}

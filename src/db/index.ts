@@ -1,0 +1,72 @@
+// One database handle per broker: a pg pool, Prisma Client on top of that same pool (through
+// @prisma/adapter-pg), and — when DATABASE_URL is unset — the embedded PGlite behind it, served
+// over the Postgres wire protocol so that the application code is identical for both.
+import { mkdir } from 'node:fs/promises';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from '../generated/prisma/client.ts';
+
+export type Prisma = InstanceType<typeof PrismaClient>;
+
+export interface Database {
+  url: string;
+  embedded: boolean;
+  pool: pg.Pool;
+  prisma: Prisma;
+  close(): Promise<void>;
+}
+
+// bigint columns (seq, counters) come back as JS strings by default; they stay below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+/**
+ * PGlite is one backend; pglite-socket multiplexes connections onto it, running a transaction's
+ * statements before anyone else's. Nothing may hold a transaction open while waiting on another
+ * connection. Eight sockets cover the request pool, the sweeper and the long-poll listener.
+ */
+const EMBEDDED_MAX_CONNECTIONS = 8;
+
+export interface OpenOptions {
+  url?: string;
+  /** Embedded only: a folder, or 'memory://' for a throwaway database. */
+  dataDir?: string;
+  poolSize?: number;
+  /** Called with pool errors (idle client lost); the pool replaces the client itself. */
+  onPoolError?: (err: Error) => void;
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  let url = opts.url;
+  let stopEmbedded = async () => {};
+  if (!url) {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+    const dataDir = opts.dataDir ?? 'memory://';
+    if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
+    const lite = await PGlite.create(dataDir);
+    const server = new PGLiteSocketServer({ db: lite, port: 0, host: '127.0.0.1', maxConnections: EMBEDDED_MAX_CONNECTIONS });
+    await server.start();
+    const port = (server as unknown as { port: number }).port;
+    url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+    stopEmbedded = async () => {
+      await server.stop();
+      await lite.close();
+    };
+  }
+  const embedded = !opts.url;
+  const max = embedded ? Math.min(opts.poolSize ?? 4, 4) : (opts.poolSize ?? 10);
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  pool.on('error', (err) => opts.onPoolError?.(err));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    url,
+    embedded,
+    pool,
+    prisma,
+    async close() {
+      await prisma.$disconnect().catch(() => {});
+      await pool.end().catch(() => {});
+      await stopEmbedded();
+    },
+  };
+}

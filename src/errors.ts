@@ -1,0 +1,150 @@
+// The one error registry: stable string codes (never reused, never renamed) → HTTP status.
+// Procedures throw `apiError(code, message)`; the HTTP layer renders
+// `{ ok: false, error: { code, message, ...details } }` with the registry's status.
+import { TRPCError } from '@trpc/server';
+
+export const ERRORS = {
+  // 400 — malformed input. The message names the field.
+  validation_failed: 400,
+  invalid_json: 400,
+  server_owned_field: 400,
+  unknown_field: 400,
+  // 401 — no or bad credential.
+  unauthenticated: 401,
+  token_invalid: 401,
+  token_expired: 401,
+  // 403 — retrying will not help.
+  grant_missing: 403,
+  schedule_paused: 403,
+  horizon_exceeded: 403,
+  payload_too_large_for_plan: 403,
+  storage_limit_exceeded: 403,
+  timer_dlq_not_replayable: 403,
+  // 404
+  not_found: 404,
+  route_not_found: 404,
+  // 409
+  lease_mismatch: 409,
+  // 413
+  body_too_large: 413,
+  // 415
+  unsupported_media_type: 415,
+  // 429 — retry later (with Retry-After).
+  rate_limited: 429,
+  pending_quota_exceeded: 429,
+  // 503 — not your fault (with Retry-After).
+  not_ready: 503,
+  produce_blocked: 503,
+  database_unavailable: 503,
+  // 500 — a bug; the message never carries internals.
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ApiErrorDetails {
+  /** Seconds, sent as the Retry-After header on 429 and 503. */
+  retryAfter?: number;
+  /** Extra response headers (e.g. x-queen-timers-hint). */
+  headers?: Record<string, string>;
+  /** Extra fields in the error body (e.g. field: 'operations.0.delayMs'). */
+  [key: string]: unknown;
+}
+
+/** An error with a stable code; carried through tRPC as the cause of a TRPCError. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ApiErrorDetails = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ApiError';
+    this.status = ERRORS[code];
+  }
+}
+
+const TRPC_CODE_BY_STATUS: Record<number, TRPCError['code']> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+export function apiError(code: ErrorCode, message: string, details?: ApiErrorDetails, cause?: unknown): TRPCError {
+  const err = new ApiError(code, message, details, { cause });
+  return new TRPCError({ code: TRPC_CODE_BY_STATUS[err.status] ?? 'INTERNAL_SERVER_ERROR', message, cause: err });
+}
+
+// SQLSTATEs the service reacts to by name.
+export const SQLSTATE = {
+  uniqueViolation: '23505',
+  serializationFailure: '40001',
+  deadlockDetected: '40P01',
+  queryCanceled: '57014',
+  adminShutdown: '57P01',
+  crashShutdown: '57P02',
+  cannotConnectNow: '57P03',
+} as const;
+
+/**
+ * Transient database failures: retrying later helps and nothing about the request is wrong.
+ * Serialization failure, deadlock, and the classes 08 (connection), 53 (resources) and
+ * 57 (operator intervention).
+ */
+export function isTransientDbError(err: unknown): boolean {
+  const code = sqlState(err);
+  if (code) {
+    return (
+      code === SQLSTATE.serializationFailure ||
+      code === SQLSTATE.deadlockDetected ||
+      code.startsWith('08') ||
+      code.startsWith('53') ||
+      code.startsWith('57')
+    );
+  }
+  return isConnectionError(err);
+}
+
+/** SQLSTATE of a pg error, or of a Prisma driver-adapter error wrapping one. */
+export function sqlState(err: unknown): string | undefined {
+  for (let e: any = err, depth = 0; e && depth < 6; e = e.cause, depth++) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+    const original = e.meta?.driverAdapterError?.cause?.originalCode ?? e.cause?.originalCode;
+    if (typeof original === 'string' && /^[0-9A-Z]{5}$/.test(original)) return original;
+  }
+  return undefined;
+}
+
+const CONNECTION_MESSAGES = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'Connection terminated',
+  'connection error',
+  'Client has encountered a connection error',
+  'terminating connection',
+  'timeout exceeded when trying to connect',
+  'Cannot use a pool after calling end',
+  'DatabaseNotReachable',
+  'Too many connections',
+];
+
+/** A failure to reach the database at all (refused, reset, pool closed). */
+export function isConnectionError(err: unknown): boolean {
+  for (let e: any = err, depth = 0; e && depth < 6; e = e.cause, depth++) {
+    const text = `${e.code ?? ''} ${e.name ?? ''} ${e.message ?? ''} ${e.kind ?? ''}`;
+    if (CONNECTION_MESSAGES.some((m) => text.includes(m))) return true;
+    if (typeof e.code === 'string' && (e.code.startsWith('08') || e.code.startsWith('57P'))) return true;
+  }
+  return false;
+}

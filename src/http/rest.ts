@@ -1,0 +1,207 @@
+// The REST projection of the tRPC router: the routing layer that trpc-to-openapi's adapters do
+// not cover for us. It reads the same `meta.openapi` (method, path) that generates openapi.json,
+// and adds what this product needs on top:
+//  - catch-all path parameters (`meta.rest.catchAll`): `/api/v1/timers/{queue}/{timerKey}` takes
+//    `tenant/42` written naturally, slashes and all (trpc-to-openapi matches each param as [^/]+);
+//  - percent-decoding of path parameters (lenient: a `%` not followed by two hex digits stays
+//    literal, so `50%off` works unencoded; send `%25` for a literal `%` before hex digits);
+//  - strict input: a body or query key the schema does not know is a 400 naming it, and the
+//    server-owned fields (producerSub, messageId, tenant, any `_`-prefixed key) get their own code;
+//  - the error body `{ ok: false, error: { code, message, ... } }` with the registry's status,
+//    Retry-After on 429/503 and any headers the error carries.
+import { TRPCError } from '@trpc/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ZodError } from 'zod';
+import { ApiError, type ApiErrorDetails, type ErrorCode, ERRORS, isConnectionError } from '../errors.ts';
+
+export interface RestMeta {
+  /** Success status when it is not 200 (e.g. 201 for push). */
+  status?: number;
+  /** Name of the path parameter that swallows the rest of the path, slashes included. */
+  catchAll?: string;
+  /**
+   * Headers added to every refusal of this route (any 4xx/5xx, including those raised before
+   * the procedure runs), computed from the raw, unvalidated input.
+   */
+  refusalHeaders?: (rawInput: Record<string, unknown>) => Record<string, string>;
+}
+
+interface Route {
+  method: string;
+  path: string;
+  regex: RegExp;
+  params: string[];
+  procedurePath: string;
+  meta: { openapi: { method: string; path: string }; rest?: RestMeta };
+  bodyInput: boolean;
+}
+
+const SERVER_OWNED = new Set(['producerSub', 'messageId', 'tenant']);
+
+export function collectRoutes(router: { _def: { procedures: Record<string, any> } }): Route[] {
+  const routes: Route[] = [];
+  for (const [procedurePath, procedure] of Object.entries(router._def.procedures)) {
+    const meta = procedure._def.meta;
+    if (!meta?.openapi) continue;
+    const { method, path } = meta.openapi as { method: string; path: string };
+    const params: string[] = [];
+    const pattern = path
+      .split(/(\{[^}]+\})/)
+      .map((part) => {
+        const m = /^\{(.+)\}$/.exec(part);
+        if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        params.push(m[1]);
+        return m[1] === meta.rest?.catchAll ? '(.+)' : '([^/]+)';
+      })
+      .join('');
+    const catchAll = meta.rest?.catchAll && path.endsWith(`{${meta.rest.catchAll}}`);
+    // A trailing slash is tolerated everywhere except where it is part of a catch-all key.
+    routes.push({
+      method,
+      path,
+      regex: new RegExp(`^${pattern}${catchAll ? '' : '/?'}$`),
+      params,
+      procedurePath,
+      meta,
+      bodyInput: method === 'POST' || method === 'PUT' || method === 'PATCH',
+    });
+  }
+  // Fixed paths before parameterised ones, longer before shorter.
+  return routes.sort((a, b) => a.params.length - b.params.length || b.path.length - a.path.length);
+}
+
+/** Decodes %XX sequences that form valid UTF-8; leaves any other `%` as a literal. */
+export function decodePathSegment(raw: string): string {
+  return raw.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+export function matchRoute(routes: Route[], method: string, pathname: string) {
+  let methodMismatch = false;
+  for (const route of routes) {
+    const m = route.regex.exec(pathname);
+    if (!m) continue;
+    if (route.method !== method) {
+      methodMismatch = true;
+      continue;
+    }
+    const params: Record<string, string> = {};
+    route.params.forEach((name, i) => (params[name] = decodePathSegment(m[i + 1])));
+    return { route, params };
+  }
+  return { methodMismatch };
+}
+
+export interface ErrorBody {
+  ok: false;
+  error: { code: ErrorCode; message: string; [key: string]: unknown };
+}
+
+export function errorBody(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): ErrorBody {
+  return { ok: false, error: { code, message, ...extra } };
+}
+
+/** Sends an ApiError as the HTTP error response. */
+export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
+  const { retryAfter, headers, ...extra } = err.details as ApiErrorDetails;
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+  for (const [k, v] of Object.entries(headers ?? {})) reply.header(k, v);
+  return reply.code(err.status).type('application/json').send(errorBody(err.code, err.message, extra));
+}
+
+/** Turns whatever a procedure threw into an ApiError (unknowns become `internal`). */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof TRPCError) {
+    if (err.cause instanceof ApiError) return err.cause;
+    if (err.cause instanceof ZodError && err.code === 'BAD_REQUEST') return fromZodError(err.cause);
+    if (err.cause && isConnectionError(err.cause)) return unavailable(err.cause);
+    if (err.code === 'TOO_MANY_REQUESTS') return new ApiError('rate_limited', err.message, { retryAfter: 1 });
+  }
+  if (isConnectionError(err)) return unavailable(err);
+  return new ApiError('internal', 'internal error; it has been logged', {}, { cause: err });
+}
+
+const unavailable = (cause: unknown) =>
+  new ApiError('database_unavailable', 'the database is unreachable; retry shortly', { retryAfter: 1 }, { cause });
+
+/** The first zod issue, phrased with the field path; unknown keys get their own codes. */
+export function fromZodError(e: ZodError): ApiError {
+  const issue = e.issues[0];
+  const at = (path: PropertyKey[]) => path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0];
+    const field = at([...issue.path, key]);
+    if (SERVER_OWNED.has(key) || key.startsWith('_')) {
+      return new ApiError('server_owned_field', `${field} is set by the server and cannot be supplied; remove it`, { field });
+    }
+    return new ApiError('unknown_field', `${field} is not a known field; remove it or check its spelling`, { field });
+  }
+  const field = at(issue.path) || '(body)';
+  return new ApiError('validation_failed', `${field}: ${issue.message}`, { field });
+}
+
+export interface DispatchOptions {
+  routes: Route[];
+  /** The boot flag: while false every matched route answers 503 not_ready. */
+  ready: () => boolean;
+  call: (procedurePath: string, input: unknown, req: FastifyRequest) => Promise<{ data: unknown; status?: number; headers: Record<string, string> }>;
+}
+
+/** Routes one /api request to its procedure and writes the response. */
+export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const url = new URL(req.raw.url ?? '/', 'http://localhost');
+  const found = matchRoute(opts.routes, req.method, url.pathname);
+  if (!('route' in found) || !found.route) {
+    const code = 'route_not_found';
+    const message = found.methodMismatch
+      ? `${req.method} is not supported on ${url.pathname}`
+      : `no route ${req.method} ${url.pathname}; see /docs`;
+    return sendApiError(reply, new ApiError(code, message));
+  }
+  const { route, params } = found;
+  let input: Record<string, unknown>;
+  if (route.bodyInput) {
+    const body = req.body ?? {};
+    if (typeof body !== 'object' || Array.isArray(body) || body === null) {
+      return sendApiError(reply, new ApiError('validation_failed', '(body): must be a JSON object', { field: '(body)' }));
+    }
+    input = { ...(body as Record<string, unknown>) };
+  } else {
+    input = {};
+    for (const [k, v] of url.searchParams) if (!(k in input)) input[k] = v;
+  }
+  for (const [k, v] of Object.entries(params)) {
+    if (k in input) {
+      return sendApiError(reply, new ApiError('unknown_field', `${k} comes from the path and cannot also be sent in the ${route.bodyInput ? 'body' : 'query'}`, { field: k }));
+    }
+    input[k] = v;
+  }
+  const refuse = (err: ApiError) => {
+    const extra = route.meta.rest?.refusalHeaders?.(input) ?? {};
+    for (const [k, v] of Object.entries(extra)) reply.header(k, v);
+    return sendApiError(reply, err);
+  };
+  if (!opts.ready()) {
+    return refuse(new ApiError('not_ready', 'the broker is starting or draining; retry shortly', { retryAfter: 1 }));
+  }
+  try {
+    const result = await opts.call(route.procedurePath, input, req);
+    for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
+    const status = result.status ?? route.meta.rest?.status ?? 200;
+    if (status === 204) return reply.code(204).send();
+    return reply.code(status).type('application/json').send(JSON.stringify(result.data));
+  } catch (err) {
+    const apiErr = toApiError(err);
+    if (apiErr.status >= 500) req.log.error({ err: (apiErr.cause as Error) ?? apiErr, route: route.path }, 'request failed');
+    else req.log.info({ code: apiErr.code, route: route.path }, 'request refused');
+    return refuse(apiErr);
+  }
+}
+
+export { ERRORS };

@@ -1,0 +1,108 @@
+// Wake-ups. A NOTIFY is only ever a latency hint: long-polls re-check the log and the sweeper's
+// periodic pass stays the source of truth, so a lost notification costs latency, never a message.
+//
+// In-process listeners are always woken. Against a real PostgreSQL, one dedicated connection per
+// broker LISTENs on NOTIFY_CHANNEL so that other brokers' schedules and pushes wake this one.
+// Embedded mode is single-broker and skips LISTEN (PGlite multiplexes one backend).
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+
+export const NOTIFY_CHANNEL = 'queen_timers';
+
+export interface TimerDue {
+  /** Milliseconds since the epoch on PostgreSQL's clock, of the earliest new deliverAt. */
+  deliverAtMs: number;
+}
+
+export interface MessagesPushed {
+  tenant: string;
+  queue: string;
+}
+
+type Wire = ({ k: 't'; d: number } | { k: 'm'; t: string; q: string }) & { b?: string };
+
+export class Events {
+  private readonly emitter = new EventEmitter();
+  private listener: pg.Client | undefined;
+  private stopped = false;
+  /** Tags this broker's own notifications, which it has already delivered in-process. */
+  private readonly brokerId = randomUUID();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly crossBroker: boolean,
+    private readonly onError: (err: Error) => void = () => {},
+  ) {
+    this.emitter.setMaxListeners(0);
+  }
+
+  /** Starts LISTEN on a dedicated connection, reconnecting with a 1 s pause when it drops. */
+  async start(connectionString: string): Promise<void> {
+    if (!this.crossBroker) return;
+    const connect = async () => {
+      if (this.stopped) return;
+      const client = new pg.Client({ connectionString });
+      client.on('error', (err) => this.onError(err));
+      client.on('end', () => {
+        this.listener = undefined;
+        if (!this.stopped) setTimeout(() => void connect().catch(this.onError), 1_000).unref();
+      });
+      client.on('notification', (n) => {
+        if (n.channel !== NOTIFY_CHANNEL || !n.payload) return;
+        try {
+          const w = JSON.parse(n.payload) as Wire;
+          if (w.b !== this.brokerId) this.deliver(w);
+        } catch {
+          // not ours
+        }
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+        this.listener = client;
+        // Anything published while we were disconnected is picked up by the periodic checks.
+        this.emitter.emit('reconnected');
+      } catch (err) {
+        this.onError(err as Error);
+        await client.end().catch(() => {});
+      }
+    };
+    await connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.listener?.end().catch(() => {});
+  }
+
+  timerScheduled(deliverAtMs: number): void {
+    this.publish({ k: 't', d: deliverAtMs });
+  }
+
+  messagesPushed(tenant: string, queue: string): void {
+    this.publish({ k: 'm', t: tenant, q: queue });
+  }
+
+  onTimer(fn: (e: TimerDue) => void): () => void {
+    this.emitter.on('timer', fn);
+    return () => this.emitter.off('timer', fn);
+  }
+
+  onMessages(fn: (e: MessagesPushed) => void): () => void {
+    this.emitter.on('messages', fn);
+    return () => this.emitter.off('messages', fn);
+  }
+
+  private publish(w: Wire): void {
+    this.deliver(w);
+    if (this.crossBroker) {
+      this.pool.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, JSON.stringify({ ...w, b: this.brokerId })]).catch(this.onError);
+    }
+  }
+
+  private deliver(w: Wire): void {
+    if (w.k === 't') this.emitter.emit('timer', { deliverAtMs: w.d } satisfies TimerDue);
+    else this.emitter.emit('messages', { tenant: w.t, queue: w.q } satisfies MessagesPushed);
+  }
+}

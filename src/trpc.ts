@@ -1,0 +1,99 @@
+// The building blocks every router uses, and nothing else: the context, the procedure bases
+// and the gates they apply in the contract's order (boot flag → cluster block → auth → grant).
+// The boot flag is applied by the HTTP layer before any procedure runs (src/http/rest.ts).
+import { initTRPC } from '@trpc/server';
+import type { FastifyBaseLogger } from 'fastify';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { Grant, Principal, Verifier } from './auth.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/index.ts';
+import { ApiError, apiError } from './errors.ts';
+import type { RestMeta } from './http/rest.ts';
+import type { Metrics } from './metrics.ts';
+import type { ClusterFlagsCache } from './services/cluster.ts';
+import type { TenantDirectory } from './services/tenants.ts';
+
+/** Long-lived parts shared by every request of one broker. */
+export interface Services {
+  config: Config;
+  db: Database;
+  verify: Verifier;
+  metrics: Metrics;
+  cluster: ClusterFlagsCache;
+  tenants: TenantDirectory;
+  /** Wakes waiters (long-poll pops) and the sweeper; see src/notify.ts. */
+  events: import('./notify.ts').Events;
+  log: FastifyBaseLogger;
+  /** Present when QUEEN_ENCRYPTION_KEY is set; queues with encryptionEnabled need it. */
+  cipher: import('./payload.ts').PayloadCipher | undefined;
+}
+
+export interface Context extends Services {
+  authorization: string | undefined;
+  /** Response headers a procedure wants sent (e.g. 201 status is set via `status`). */
+  res: { status?: number; headers: Record<string, string> };
+}
+
+const t = initTRPC.meta<OpenApiMeta<{ rest?: RestMeta }>>().context<Context>().create({
+  // Errors are rendered by the HTTP layer from the ApiError cause; the tRPC shape is unused there.
+  isDev: false,
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Rethrows ApiErrors (from services) as TRPCErrors so they keep their code and status. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof ApiError) {
+    const cause = result.error.cause;
+    throw apiError(cause.code, cause.message, cause.details, cause.cause);
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(mapErrors);
+
+/** Authenticated: verifies the bearer token and provisions its tenant on first sight. */
+export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const principal = await ctx.verify(ctx.authorization);
+  await ctx.tenants.ensure(principal.tenant);
+  return next({ ctx: { ...ctx, principal } });
+});
+
+export type AuthedContext = Context & { principal: Principal };
+
+export function requireGrant(principal: Principal, grant: Grant): void {
+  // Grants are independent: admin manages tenants and the cluster, it does not imply produce.
+  if (!principal.grants.has(grant)) {
+    throw new ApiError('grant_missing', `this credential lacks the "${grant}" grant`);
+  }
+}
+
+/** Produce class: cluster produce block (503) before auth, then the produce grant. */
+export const produceProcedure = publicProcedure
+  .use(async ({ ctx, next }) => {
+    const flags = await ctx.cluster.get();
+    if (flags.produceBlocked) {
+      throw new ApiError('produce_blocked', 'the cluster is not accepting new messages right now; retry later', {
+        retryAfter: 5,
+      });
+    }
+    return next();
+  })
+  .use(async ({ ctx, next }) => {
+    const principal = await ctx.verify(ctx.authorization);
+    requireGrant(principal, 'produce');
+    await ctx.tenants.ensure(principal.tenant);
+    return next({ ctx: { ...ctx, principal } });
+  });
+
+export const grantProcedure = (grant: Grant) =>
+  authedProcedure.use(({ ctx, next }) => {
+    requireGrant(ctx.principal, grant);
+    return next();
+  });
+
+export const readProcedure = grantProcedure('read');
+export const consumeProcedure = grantProcedure('consume');
+export const adminProcedure = grantProcedure('admin');

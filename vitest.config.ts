@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// Every test file starts its own broker(s) on its own database. Two workers for two cores;
+// generous timeouts because CI machines are slow and shared (no test depends on speed).
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    reporters: ['default'],
+  },
+});
