@@ -1,6 +1,6 @@
-// Raw SQL on the request path: a pg client checked out of the broker's pool, in a transaction.
-// Prisma's interactive transactions add a round trip per statement through the driver adapter's
-// query compiler; the hot routes (schedule, push, pop) use pg directly on the same pool.
+// Raw SQL helpers. The request path runs in Prisma interactive transactions
+// (db.prisma.$transaction) with raw SQL inside where Prisma cannot express a statement; shared
+// helpers take a Queryable so they serve a Prisma transaction (viaPrisma) and a pg client alike.
 import type pg from 'pg';
 
 /** Anything that runs a parameterised query: the pool, or a client inside a transaction. */
@@ -28,4 +28,14 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
   } finally {
     client.release(broken);
   }
+}
+
+/** A Prisma transaction client as a Queryable, for shared raw-SQL helpers (still parameterised). */
+export function viaPrisma(tx: { $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> }): Queryable {
+  return {
+    async query(text: string, values: unknown[] = []) {
+      const rows = (await tx.$queryRawUnsafe<any[]>(text, ...values)) ?? [];
+      return { rows, rowCount: rows.length, command: '', oid: 0, fields: [] } as any;
+    },
+  };
 }
