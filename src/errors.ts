@@ -139,9 +139,17 @@ const CONNECTION_MESSAGES = [
   'Too many connections',
 ];
 
+/** Prisma's codes for an unreachable or vanished server, and pool exhaustion. */
+const PRISMA_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+/** Driver-adapter error kinds that mean the connection, not the statement, failed. */
+const ADAPTER_CONNECTION_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'DatabaseDoesNotExist']);
+
 /** A failure to reach the database at all (refused, reset, pool closed). */
 export function isConnectionError(err: unknown): boolean {
   for (let e: any = err, depth = 0; e && depth < 6; e = e.cause, depth++) {
+    if (typeof e.code === 'string' && PRISMA_CONNECTION_CODES.has(e.code)) return true;
+    const kind = e.meta?.driverAdapterError?.cause?.kind ?? e.kind;
+    if (typeof kind === 'string' && ADAPTER_CONNECTION_KINDS.has(kind)) return true;
     const text = `${e.code ?? ''} ${e.name ?? ''} ${e.message ?? ''} ${e.kind ?? ''}`;
     if (CONNECTION_MESSAGES.some((m) => text.includes(m))) return true;
     if (typeof e.code === 'string' && (e.code.startsWith('08') || e.code.startsWith('57P'))) return true;

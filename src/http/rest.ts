@@ -167,6 +167,10 @@ export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply
   const { route, params } = found;
   let input: Record<string, unknown>;
   if (route.bodyInput) {
+    const type = req.headers['content-type'];
+    if (req.body !== undefined && !type?.toLowerCase().startsWith('application/json')) {
+      return sendApiError(reply, new ApiError('unsupported_media_type', 'send the body as Content-Type: application/json'));
+    }
     const body = req.body ?? {};
     if (typeof body !== 'object' || Array.isArray(body) || body === null) {
       return sendApiError(reply, new ApiError('validation_failed', '(body): must be a JSON object', { field: '(body)' }));

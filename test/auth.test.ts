@@ -1,0 +1,108 @@
+import { generateKeyPair, exportSPKI, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, SECRET, startTestBroker, type TestBroker } from './helpers/broker.ts';
+
+let tb: TestBroker;
+beforeAll(async () => {
+  tb = await startTestBroker();
+});
+afterAll(() => tb?.close());
+
+const sign = (claims: Record<string, unknown>, secret = SECRET) =>
+  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(new TextEncoder().encode(secret));
+
+describe('authentication', () => {
+  const route = '/api/v1/usage';
+
+  it('answers 401 unauthenticated without an Authorization header', async () => {
+    const res = await api(tb, 'GET', route, { token: null });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ ok: false, error: { code: 'unauthenticated', message: expect.stringContaining('Authorization') } });
+  });
+
+  it('answers 401 unauthenticated for a non-Bearer scheme', async () => {
+    const res = await api(tb, 'GET', route, { token: null, headers: { authorization: 'Basic YWxhZGRpbjpvcGVuc2VzYW1l' } });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('unauthenticated');
+  });
+
+  it('answers 401 token_invalid for a malformed token', async () => {
+    const res = await api(tb, 'GET', route, { token: 'not.a.jwt' });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('token_invalid');
+  });
+
+  it('answers 401 token_invalid for a token signed with another secret', async () => {
+    const token = await sign({ sub: 's', tenant: 'acme', grants: ['read'] }, 'another-secret-another-secret-another-secret');
+    const res = await api(tb, 'GET', route, { token });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('token_invalid');
+  });
+
+  it('answers 401 token_expired for an expired token', async () => {
+    const token = await new SignJWT({ sub: 's', tenant: 'acme', grants: ['read'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
+      .sign(new TextEncoder().encode(SECRET));
+    const res = await api(tb, 'GET', route, { token });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('token_expired');
+  });
+
+  it('answers 401 token_invalid when a claim is missing or wrong, naming the claim', async () => {
+    for (const [claims, name] of [
+      [{ tenant: 'acme', grants: ['read'] }, 'sub'],
+      [{ sub: 's', grants: ['read'] }, 'tenant'],
+      [{ sub: 's', tenant: 'acme', grants: ['superuser'] }, 'grants'],
+    ] as const) {
+      const res = await api(tb, 'GET', route, { token: await sign(claims) });
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatchObject({ code: 'token_invalid', message: expect.stringContaining(name) });
+    }
+  });
+
+  it('refuses the "none" algorithm', async () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
+    const body = Buffer.from(JSON.stringify({ sub: 's', tenant: 'acme', grants: ['admin'] })).toString('base64url');
+    const res = await api(tb, 'GET', '/api/v1/admin/cluster', { token: `${header}.${body}.` });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('grants', () => {
+  // One route per grant; a credential holding every other grant is refused with 403.
+  const cases = [
+    { grant: 'admin', method: 'GET', url: '/api/v1/admin/cluster' },
+    { grant: 'read', method: 'GET', url: '/api/v1/timers/q' },
+    { grant: 'produce', method: 'POST', url: '/api/v1/timers', body: { operations: [{ op: 'cancel', queue: 'q', timerKey: 'k' }] } },
+  ] as const;
+  for (const c of cases) {
+    it(`${c.method} ${c.url} needs the ${c.grant} grant`, async () => {
+      const others = (['produce', 'consume', 'read', 'admin'] as const).filter((g) => g !== c.grant);
+      const res = await api(tb, c.method, c.url, { token: await tb.token({ grants: [...others] }), body: 'body' in c ? c.body : undefined });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({ code: 'grant_missing', message: expect.stringContaining(c.grant) });
+    });
+  }
+
+  it('provisions the tenant named by a valid credential on first use', async () => {
+    await api(tb, 'GET', '/api/v1/usage', { token: await tb.token({ tenant: 'newcomer' }) });
+    const r = await tb.sql.query('SELECT tenant, schedule_paused FROM tenants WHERE tenant = $1', ['newcomer']);
+    expect(r.rows).toEqual([{ tenant: 'newcomer', schedule_paused: false }]);
+  });
+});
+
+describe('asymmetric keys', () => {
+  it('verifies RS256 tokens against QUEEN_JWT_PUBLIC_KEY and refuses HS256 ones', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('RS256');
+    const other = await startTestBroker({ env: { QUEEN_JWT_SECRET: '', QUEEN_JWT_PUBLIC_KEY: await exportSPKI(publicKey) } });
+    try {
+      const good = await new SignJWT({ sub: 's', tenant: 'acme', grants: ['admin'] }).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
+      expect((await api(other, 'GET', '/api/v1/admin/cluster', { token: good })).status).toBe(200);
+      expect((await api(other, 'GET', '/api/v1/admin/cluster', { token: await sign({ sub: 's', tenant: 'acme', grants: ['admin'] }) })).status).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+});

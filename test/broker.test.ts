@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+
+let tb: TestBroker;
+beforeAll(async () => {
+  tb = await startTestBroker();
+});
+afterAll(() => tb?.close());
+
+describe('operational endpoints', () => {
+  it('/health answers 200 without credentials', async () => {
+    const res = await tb.broker.app.inject({ method: 'GET', url: '/health' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ ok: true });
+  });
+
+  it('/ready reports the boot flag, and every /api route answers 503 not_ready with Retry-After while it is down', async () => {
+    expect((await tb.broker.app.inject({ method: 'GET', url: '/ready' })).json()).toEqual({ ready: true });
+    tb.broker.state.ready = false;
+    try {
+      const ready = await tb.broker.app.inject({ method: 'GET', url: '/ready' });
+      expect(ready.statusCode).toBe(503);
+      const res = await api(tb, 'GET', '/api/v1/admin/cluster');
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.body.error.code).toBe('not_ready');
+    } finally {
+      tb.broker.state.ready = true;
+    }
+  });
+
+  it('/metrics serves Prometheus text including the timer series', async () => {
+    const res = await tb.broker.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    expect(res.body).toContain('queen_timers_fire_lag_seconds');
+    expect(res.body).toContain('queen_http_requests_total');
+  });
+
+  it('/docs serves Swagger UI and the OpenAPI document with a bearer security scheme', async () => {
+    const ui = await tb.broker.app.inject({ method: 'GET', url: '/docs/' });
+    expect(ui.statusCode).toBe(200);
+    expect(ui.body).toContain('swagger');
+    const doc = await tb.broker.app.inject({ method: 'GET', url: '/docs/json' });
+    expect(doc.json().components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+});
+
+describe('malformed requests', () => {
+  it('answers an unknown route with 404 route_not_found', async () => {
+    const res = await api(tb, 'GET', '/api/v1/nope');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('route_not_found');
+  });
+
+  it('answers broken JSON with 400 invalid_json', async () => {
+    const res = await api(tb, 'PUT', '/api/v1/admin/cluster', { body: '{"produceBlocked":' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_json');
+  });
+
+  it('answers a JSON body that is not an object with 400', async () => {
+    const res = await api(tb, 'PUT', '/api/v1/admin/cluster', { body: '[1,2]' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_failed');
+  });
+
+  it('answers a non-JSON content type with 415', async () => {
+    const res = await api(tb, 'PUT', '/api/v1/admin/cluster', { body: 'produceBlocked=true', headers: { 'content-type': 'text/plain' } });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('unsupported_media_type');
+  });
+
+  it('answers an oversized body with 413 body_too_large', async () => {
+    const small = await startTestBroker({ env: { QUEEN_BODY_LIMIT_BYTES: '2048' } });
+    try {
+      const res = await api(small, 'PUT', '/api/v1/admin/cluster', { body: { pad: 'x'.repeat(4096) } });
+      expect(res.status).toBe(413);
+      expect(res.body.error.code).toBe('body_too_large');
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('configuration', () => {
+  it('names every bad variable and what it accepts', () => {
+    expect(() => loadConfig({ PORT: 'abc', QUEEN_ENCRYPTION_KEY: 'xyz', QUEEN_SWEEPER_MAX_ATTEMPTS: '0' })).toThrow(
+      /PORT[\s\S]*QUEEN_ENCRYPTION_KEY: must be 64 hex characters[\s\S]*QUEEN_SWEEPER_MAX_ATTEMPTS/,
+    );
+  });
+
+  it('refuses a minimum sleep above the maximum', () => {
+    expect(() => loadConfig({ QUEEN_SWEEPER_MIN_SLEEP_MS: '50', QUEEN_SWEEPER_MAX_SLEEP_MS: '10' })).toThrow(/QUEEN_SWEEPER_MIN_SLEEP_MS/);
+  });
+
+  it('has the contract defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ PORT: 6632, QUEEN_SWEEPER_MAX_ATTEMPTS: 5, QUEEN_DEFAULT_HORIZON_SECONDS: 90 * 24 * 3600 });
+  });
+});
+
+export { waitFor };
