@@ -19,8 +19,15 @@ export interface BuildOptions {
 }
 
 export async function buildApp(services: Services, state: AppState, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  // Set once the /api handler exists: Fastify's router refuses URLs with a bare '%' before any
+  // route runs, but a timer key like `50%off` written naturally must still reach its route.
+  let badUrlHandler: ((req: any, reply: any) => unknown) | undefined;
   const app = Fastify({
     logger: opts.logger ?? false,
+    frameworkErrors: (err, req, reply) => {
+      if (err.code === 'FST_ERR_BAD_URL' && badUrlHandler && req.url.startsWith('/api/')) return void badUrlHandler(req, reply);
+      return void sendApiError(reply, new ApiError('validation_failed', `bad request: ${err.message}`));
+    },
     bodyLimit: services.config.QUEEN_BODY_LIMIT_BYTES,
     // Long-polls hold a request for up to their timeout.
     requestTimeout: 0,
@@ -69,6 +76,7 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
       reply,
     );
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/api/*', handler: apiHandler });
+  badUrlHandler = apiHandler;
 
   app.addHook('onResponse', async (req, reply) => {
     services.metrics.httpRequests.inc({ method: req.method, route: req.routeOptions.url ?? 'unknown', status: reply.statusCode });
