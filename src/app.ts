@@ -79,7 +79,9 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   badUrlHandler = apiHandler;
 
   app.addHook('onResponse', async (req, reply) => {
-    services.metrics.httpRequests.inc({ method: req.method, route: req.routeOptions.url ?? 'unknown', status: reply.statusCode });
+    // API requests are labelled with their contract route (one label per procedure, not per key).
+    const route = (req as { apiRoute?: string }).apiRoute ?? req.routeOptions.url ?? 'unmatched';
+    services.metrics.httpRequests.inc({ method: req.method, route, status: reply.statusCode });
   });
 
   return app;

@@ -41,8 +41,8 @@ async function main() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  await broker.start();
-  const base = `http://localhost:${config.PORT}`;
+  const address = await broker.start();
+  const base = `http://localhost:${new URL(address).port}`;
   if (embedded && config.QUEEN_JWT_SECRET) {
     await broker.services.tenants.ensure('dev');
     const token = await mintToken(config.QUEEN_JWT_SECRET, { tenant: 'dev', sub: 'dev', grants: ['produce', 'consume', 'read', 'admin'] });
