@@ -36,6 +36,8 @@ export const ERRORS = {
   not_ready: 503,
   produce_blocked: 503,
   database_unavailable: 503,
+  // The queue encrypts at rest but this broker has no QUEEN_ENCRYPTION_KEY: an operator must set it.
+  encryption_unavailable: 503,
   // 500 — a bug; the message never carries internals.
   internal: 500,
 } as const;

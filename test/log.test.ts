@@ -1,0 +1,589 @@
+// The log routes (Queen-compatible core): push, pop, ack, retry → DLQ, replay, consumer groups,
+// long-poll, strict input. Encryption and tenant isolation: test/log-isolation.test.ts.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { POP_RECHECK_MS } from '../src/services/log.ts';
+import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+
+let tb: TestBroker;
+beforeAll(async () => {
+  tb = await startTestBroker();
+});
+afterAll(() => tb?.close());
+
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+async function push(items: unknown[], token?: string) {
+  return api(tb, 'POST', '/api/v1/push', { body: { items }, token });
+}
+async function pop(path: string, token?: string) {
+  return api(tb, 'GET', path, { token });
+}
+async function ack(frame: { transactionId: string; partitionId: string; leaseId?: string | null }, extra: Record<string, unknown> = {}) {
+  return api(tb, 'POST', '/api/v1/ack', {
+    body: { transactionId: frame.transactionId, partitionId: frame.partitionId, leaseId: frame.leaseId, ...extra },
+  });
+}
+/** Pops frames one by one (acking each) until the queue answers 204; returns their data. */
+async function drain(path: string): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  for (;;) {
+    const res = await pop(path);
+    if (res.status === 204) return seen;
+    for (const f of res.body.messages) {
+      seen.push(f.data);
+      expect((await ack(f, { consumerGroup: f.consumerGroup })).status).toBe(200);
+    }
+  }
+}
+
+describe('POST /api/v1/push', () => {
+  it('answers 201 with one snake_case result per item and stores the exact JSON bytes', async () => {
+    const res = await push([
+      { queue: 'push-a', payload: { n: 1, s: 'é' } },
+      { queue: 'push-a', partition: 'p2', payload: 'text', transactionId: 'txn-1' },
+    ]);
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual([
+      { index: 0, transaction_id: expect.stringMatching(UUID), status: 'queued', message_id: expect.stringMatching(UUID) },
+      { index: 1, transaction_id: 'txn-1', status: 'queued', message_id: expect.stringMatching(UUID) },
+    ]);
+    const rows = await tb.sql.query(
+      `SELECT id::text, partition, transaction_id, payload, encrypted, producer_sub FROM messages
+       WHERE tenant = 'acme' AND queue = 'push-a' ORDER BY seq`,
+    );
+    expect(rows.rows).toEqual([
+      { id: res.body[0].message_id, partition: 'Default', transaction_id: res.body[0].transaction_id, payload: Buffer.from('{"n":1,"s":"é"}'), encrypted: false, producer_sub: 'tester' },
+      { id: res.body[1].message_id, partition: 'p2', transaction_id: 'txn-1', payload: Buffer.from('"text"'), encrypted: false, producer_sub: 'tester' },
+    ]);
+  });
+
+  it('answers "duplicate" with the existing message_id for a txn already in the partition, and stores nothing', async () => {
+    const first = await push([{ queue: 'push-dup', payload: 1, transactionId: 'same' }]);
+    const again = await push([
+      { queue: 'push-dup', payload: 2, transactionId: 'same' },
+      { queue: 'push-dup', partition: 'other', payload: 3, transactionId: 'same' },
+    ]);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual([
+      { index: 0, transaction_id: 'same', status: 'duplicate', message_id: first.body[0].message_id },
+      { index: 1, transaction_id: 'same', status: 'queued', message_id: expect.stringMatching(UUID) },
+    ]);
+    const count = await tb.sql.query(`SELECT count(*)::int AS n FROM messages WHERE tenant = 'acme' AND queue = 'push-dup' AND partition = 'Default'`);
+    expect(count.rows[0].n).toBe(1);
+  });
+
+  it('answers "duplicate" for a repeat of a txn within the same request', async () => {
+    const res = await push([
+      { queue: 'push-dup2', payload: 'a', transactionId: 't' },
+      { queue: 'push-dup2', payload: 'b', transactionId: 't' },
+    ]);
+    expect(res.body.map((r: any) => r.status)).toEqual(['queued', 'duplicate']);
+    expect(res.body[1].message_id).toBe(res.body[0].message_id);
+  });
+
+  it('sets producerSub from the credential: supplying it is a 400 naming the field', async () => {
+    const res = await push([{ queue: 'q', payload: 1, producerSub: 'mallory' }]);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'server_owned_field', field: 'items.0.producerSub' });
+  });
+
+  it('rejects an unknown item field with 400 naming it', async () => {
+    const res = await push([{ queue: 'q', payload: 1, priority: 5 }]);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'unknown_field', field: 'items.0.priority' });
+  });
+
+  it('rejects an item without payload with 400 naming the field', async () => {
+    const res = await push([{ queue: 'q' }]);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'validation_failed', field: 'items.0.payload' });
+  });
+
+  it('rejects an empty batch and a queue name with a slash', async () => {
+    expect((await push([])).body.error).toMatchObject({ code: 'validation_failed', field: 'items' });
+    expect((await push([{ queue: 'a/b', payload: 1 }])).body.error).toMatchObject({ code: 'validation_failed', field: 'items.0.queue' });
+  });
+
+  it('needs the produce grant', async () => {
+    const token = await tb.token({ grants: ['consume', 'read'] });
+    const res = await push([{ queue: 'q', payload: 1 }], token);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('grant_missing');
+  });
+});
+
+describe('GET /api/v1/pop', () => {
+  it('answers 204 with no body when the queue is empty or does not exist', async () => {
+    const res = await pop('/api/v1/pop/queue/never-pushed');
+    expect(res.status).toBe(204);
+    expect(res.raw).toBe('');
+    await push([{ queue: 'pop-empty', payload: 1 }]);
+    await drain('/api/v1/pop/queue/pop-empty');
+    expect((await pop('/api/v1/pop/queue/pop-empty')).status).toBe(204);
+  });
+
+  it('delivers a frame with the Queen shape: ids, lease, producerSub, microsecond createdAt, exact bytes and data', async () => {
+    const pushed = await push([{ queue: 'pop-shape', partition: 'P', payload: { hello: 'world' }, transactionId: 'tx-shape' }]);
+    const res = await pop('/api/v1/pop/queue/pop-shape');
+    expect(res.status).toBe(200);
+    const partitionId = (await tb.sql.query(`SELECT id::text FROM partitions WHERE tenant = 'acme' AND queue = 'pop-shape' AND name = 'P'`)).rows[0].id;
+    expect(res.body).toEqual({
+      messages: [
+        {
+          id: pushed.body[0].message_id,
+          transactionId: 'tx-shape',
+          partitionId,
+          partition: 'P',
+          queue: 'pop-shape',
+          consumerGroup: '__QUEUE_MODE__',
+          leaseId: expect.stringMatching(UUID),
+          producerSub: 'tester',
+          createdAt: expect.stringMatching(ISO_MICROS),
+          payload: b64('{"hello":"world"}'),
+          data: { hello: 'world' },
+          encrypted: false,
+        },
+      ],
+    });
+    const created = await tb.sql.query(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS c FROM messages WHERE tenant = 'acme' AND transaction_id = 'tx-shape'`,
+    );
+    expect(res.body.messages[0].createdAt).toBe(created.rows[0].c);
+  });
+
+  it('delivers each partition in push order (FIFO), across pushes and batch sizes', async () => {
+    for (let i = 0; i < 6; i++) {
+      await push([
+        { queue: 'fifo', partition: 'A', payload: `A${i}` },
+        { queue: 'fifo', partition: 'B', payload: `B${i}` },
+      ]);
+    }
+    const seen: string[] = [];
+    for (;;) {
+      const res = await pop('/api/v1/pop/queue/fifo?batch=4');
+      if (res.status === 204) break;
+      for (const f of res.body.messages) {
+        seen.push(f.data);
+        await ack(f);
+      }
+    }
+    expect(seen.filter((s) => s.startsWith('A'))).toEqual(['A0', 'A1', 'A2', 'A3', 'A4', 'A5']);
+    expect(seen.filter((s) => s.startsWith('B'))).toEqual(['B0', 'B1', 'B2', 'B3', 'B4', 'B5']);
+  });
+
+  it('pops from the named partition only', async () => {
+    await push([
+      { queue: 'by-part', partition: 'x', payload: 'x1' },
+      { queue: 'by-part', partition: 'y', payload: 'y1' },
+    ]);
+    const res = await pop('/api/v1/pop/queue/by-part/partition/y?batch=10');
+    expect(res.body.messages.map((f: any) => f.data)).toEqual(['y1']);
+    expect((await pop('/api/v1/pop/queue/by-part/partition/nope')).status).toBe(204);
+  });
+
+  it('leases the partition: a competing consumer of __QUEUE_MODE__ gets nothing from it until the batch is acked', async () => {
+    await push([
+      { queue: 'compete', payload: 1 },
+      { queue: 'compete', payload: 2 },
+      { queue: 'compete', payload: 3 },
+    ]);
+    const first = await pop('/api/v1/pop/queue/compete?batch=2');
+    expect(first.body.messages.map((f: any) => f.data)).toEqual([1, 2]);
+    expect((await pop('/api/v1/pop/queue/compete')).status).toBe(204);
+    expect((await ack(first.body.messages[0])).body.leaseReleased).toBe(false);
+    expect((await pop('/api/v1/pop/queue/compete')).status).toBe(204);
+    expect((await ack(first.body.messages[1])).body.leaseReleased).toBe(true);
+    const next = await pop('/api/v1/pop/queue/compete');
+    expect(next.body.messages.map((f: any) => f.data)).toEqual([3]);
+    const state = await tb.sql.query(
+      `SELECT cursor_seq, lease_id IS NOT NULL AS leased FROM partition_consumers WHERE tenant = 'acme' AND queue = 'compete' AND consumer_group = '__QUEUE_MODE__'`,
+    );
+    const seq2 = await tb.sql.query(`SELECT seq FROM messages WHERE tenant = 'acme' AND queue = 'compete' ORDER BY seq`);
+    expect(state.rows).toEqual([{ cursor_seq: seq2.rows[1].seq, leased: true }]);
+  });
+
+  it('gives competing consumers different partitions at the same time', async () => {
+    await push([
+      { queue: 'two-parts', partition: 'p1', payload: 'p1' },
+      { queue: 'two-parts', partition: 'p2', payload: 'p2' },
+    ]);
+    const a = await pop('/api/v1/pop/queue/two-parts');
+    const b = await pop('/api/v1/pop/queue/two-parts');
+    expect([a.body.messages[0].data, b.body.messages[0].data].sort()).toEqual(['p1', 'p2']);
+    expect((await pop('/api/v1/pop/queue/two-parts')).status).toBe(204);
+  });
+
+  it('hands a partition to exactly one of several concurrent competing pops', async () => {
+    await push([1, 2, 3, 4].map((n) => ({ queue: 'race-one', payload: n })));
+    const answers = await Promise.all([1, 2, 3, 4].map(() => pop('/api/v1/pop/queue/race-one')));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 204, 204, 204]);
+    expect(answers.find((a) => a.status === 200)!.body.messages.map((f: any) => f.data)).toEqual([1]);
+  });
+
+  it('spreads concurrent competing pops over distinct partitions', async () => {
+    await push(['p1', 'p2', 'p3'].map((p) => ({ queue: 'race-many', partition: p, payload: p })));
+    const answers = await Promise.all([1, 2, 3].map(() => pop('/api/v1/pop/queue/race-many?batch=10')));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(answers.flatMap((a) => a.body.messages.map((f: any) => f.data)).sort()).toEqual(['p1', 'p2', 'p3']);
+  });
+
+  it('gives every named consumer group every frame, with independent cursors starting at the beginning', async () => {
+    await push([1, 2, 3].map((n) => ({ queue: 'groups', payload: n })));
+    // Competing consumers consume everything first: a new named group still sees the whole log.
+    expect(await drain('/api/v1/pop/queue/groups')).toEqual([1, 2, 3]);
+    const g1 = await pop('/api/v1/pop/queue/groups?consumerGroup=g1&batch=10');
+    const g2 = await pop('/api/v1/pop/queue/groups?consumerGroup=g2&batch=1');
+    expect(g1.body.messages.map((f: any) => f.data)).toEqual([1, 2, 3]);
+    expect(g1.body.messages[0].consumerGroup).toBe('g1');
+    expect(g2.body.messages.map((f: any) => f.data)).toEqual([1]);
+    for (const f of g1.body.messages) await ack(f, { consumerGroup: 'g1' });
+    expect((await pop('/api/v1/pop/queue/groups?consumerGroup=g1')).status).toBe(204);
+    // g2's lease and cursor are its own: g1's acks did not move them.
+    await ack(g2.body.messages[0], { consumerGroup: 'g2' });
+    expect(await drain('/api/v1/pop/queue/groups?consumerGroup=g2')).toEqual([2, 3]);
+  });
+
+  it('with autoAck completes the frames at once: no lease, the next pop moves on', async () => {
+    await push([{ queue: 'auto', payload: 'a' }, { queue: 'auto', payload: 'b' }]);
+    const first = await pop('/api/v1/pop/queue/auto?autoAck=true');
+    expect(first.body.messages).toMatchObject([{ data: 'a', leaseId: null }]);
+    const second = await pop('/api/v1/pop/queue/auto?autoAck=1');
+    expect(second.body.messages).toMatchObject([{ data: 'b', leaseId: null }]);
+    expect((await pop('/api/v1/pop/queue/auto')).status).toBe(204);
+  });
+
+  it('redelivers the unacked frames of a batch whose lease expired', async () => {
+    await push([{ queue: 'expire', payload: 'x' }, { queue: 'expire', payload: 'y' }]);
+    const first = await pop('/api/v1/pop/queue/expire?batch=2');
+    await ack(first.body.messages[0]);
+    await tb.sql.query(`UPDATE partition_consumers SET lease_expires_at = now() - interval '1 second' WHERE tenant = 'acme' AND queue = 'expire'`);
+    const again = await pop('/api/v1/pop/queue/expire?batch=2');
+    expect(again.body.messages.map((f: any) => f.data)).toEqual(['y']);
+    expect(again.body.messages[0].leaseId).not.toBe(first.body.messages[0].leaseId);
+    // The old lease is dead: acking under it is refused.
+    const stale = await ack(first.body.messages[1]);
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({ code: 'lease_mismatch', field: 'leaseId' });
+  });
+
+  it('delivers a timer frame (a row the sweeper inserted) like any other frame', async () => {
+    await push([{ queue: 'timer-frames', payload: 'pushed' }]);
+    await tb.sql.query(
+      `INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, producer_sub, timer_key, deliver_at)
+       VALUES ('acme', gen_random_uuid(), 'timer-frames', 'Default', 'timer-txn', $1, 'scheduler', 'k/1', now())`,
+      [Buffer.from('raw bytes, not JSON')],
+    );
+    const res = await pop('/api/v1/pop/queue/timer-frames?batch=5');
+    expect(res.body.messages).toHaveLength(2);
+    const timerFrame = res.body.messages[1];
+    expect(timerFrame).toMatchObject({ transactionId: 'timer-txn', producerSub: 'scheduler', payload: b64('raw bytes, not JSON'), encrypted: false });
+    expect(timerFrame).not.toHaveProperty('data');
+  });
+
+  it('rejects bad query parameters with 400 naming them', async () => {
+    for (const [query, field] of [
+      ['batch=abc', 'batch'],
+      ['batch=-1', 'batch'],
+      ['wait=yes', 'wait'],
+      ['timeout=1.5', 'timeout'],
+      ['autoAck=maybe', 'autoAck'],
+    ]) {
+      const res = await pop(`/api/v1/pop/queue/q?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error, query).toMatchObject({ code: 'validation_failed', field });
+    }
+    const unknown = await pop('/api/v1/pop/queue/q?limit=5');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ code: 'unknown_field', field: 'limit' });
+  });
+
+  it('needs the consume grant', async () => {
+    const token = await tb.token({ grants: ['produce', 'read'] });
+    const res = await pop('/api/v1/pop/queue/q', token);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('grant_missing');
+  });
+});
+
+describe('long-poll pop (wait=true)', () => {
+  it('is woken by a push to its queue, well before the periodic re-check', async () => {
+    const events = tb.broker.services.events;
+    const armed = vi.spyOn(events, 'onMessages');
+    try {
+      const waiting = pop('/api/v1/pop/queue/longpoll?wait=true&timeout=20000');
+      await waitFor(() => armed.mock.calls.length > 0);
+      const pushedAt = Date.now();
+      await push([{ queue: 'longpoll', payload: 'wake up' }]);
+      const res = await waiting;
+      expect(res.status).toBe(200);
+      expect(res.body.messages.map((f: any) => f.data)).toEqual(['wake up']);
+      expect(Date.now() - pushedAt).toBeLessThan(POP_RECHECK_MS);
+    } finally {
+      armed.mockRestore();
+    }
+  });
+
+  it('answers 204 when nothing arrives before its timeout', async () => {
+    const started = Date.now();
+    const res = await pop('/api/v1/pop/queue/longpoll-idle?wait=true&timeout=200');
+    expect(res.status).toBe(204);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+  });
+});
+
+describe('POST /api/v1/ack', () => {
+  it('completes a frame and answers Queen\'s shape; a repeated ack answers the same verdict', async () => {
+    await push([{ queue: 'ack-ok', payload: 1 }]);
+    const [frame] = (await pop('/api/v1/pop/queue/ack-ok')).body.messages;
+    const res = await ack(frame, { status: 'completed' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      transactionId: frame.transactionId,
+      partitionId: frame.partitionId,
+      status: 'completed',
+      consumerGroup: null,
+      retryCount: 0,
+      leaseReleased: true,
+      acknowledgedAt: expect.stringMatching(ISO_MICROS),
+    });
+    const again = await ack(frame);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ status: 'completed', leaseReleased: false });
+  });
+
+  it('refuses a wrong leaseId with 409 lease_mismatch and records nothing', async () => {
+    await push([{ queue: 'ack-lease', payload: 1 }]);
+    const [frame] = (await pop('/api/v1/pop/queue/ack-lease')).body.messages;
+    const res = await ack({ ...frame, leaseId: '00000000-0000-4000-8000-000000000000' });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('lease_mismatch');
+    const rows = await tb.sql.query(`SELECT count(*)::int AS n FROM message_deliveries d JOIN messages m ON m.seq = d.message_seq WHERE m.queue = 'ack-lease'`);
+    expect(rows.rows[0].n).toBe(0);
+    expect((await ack(frame)).status).toBe(200);
+  });
+
+  it('refuses an ack for a frame that was never popped with 409 lease_mismatch', async () => {
+    const pushed = await push([{ queue: 'ack-unpopped', payload: 1, transactionId: 'never-popped' }]);
+    expect(pushed.status).toBe(201);
+    const partitionId = (await tb.sql.query(`SELECT id::text FROM partitions WHERE tenant = 'acme' AND queue = 'ack-unpopped'`)).rows[0].id;
+    const res = await ack({ transactionId: 'never-popped', partitionId });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('lease_mismatch');
+  });
+
+  it('answers 404 for an unknown frame', async () => {
+    const res = await ack({ transactionId: 'nope', partitionId: '00000000-0000-4000-8000-000000000000' });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+
+  it('rejects a bad status and unknown fields with 400 naming them', async () => {
+    const bad = await ack({ transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000' }, { status: 'done' });
+    expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'status' });
+    const unknown = await ack({ transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000' }, { retry: true });
+    expect(unknown.body.error).toMatchObject({ code: 'unknown_field', field: 'retry' });
+    const badId = await ack({ transactionId: 't', partitionId: 'not-a-uuid' });
+    expect(badId.body.error).toMatchObject({ code: 'validation_failed', field: 'partitionId' });
+  });
+
+  it('redelivers a failed frame before later frames, up to retryLimit, then dead-letters it', async () => {
+    const cfg = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'retry', options: { retryLimit: 1 } } });
+    expect(cfg.body).toEqual({ configured: true, queue: 'retry', options: { encryptionEnabled: false, leaseTime: 300, retryLimit: 1 } });
+    await push([{ queue: 'retry', payload: 'poison' }, { queue: 'retry', payload: 'fine' }]);
+
+    const d1 = (await pop('/api/v1/pop/queue/retry')).body.messages[0];
+    expect(d1.data).toBe('poison');
+    const f1 = await ack(d1, { status: 'failed', error: 'boom 1' });
+    expect(f1.body).toMatchObject({ status: 'failed', retryCount: 1, leaseReleased: true });
+
+    const d2 = (await pop('/api/v1/pop/queue/retry')).body.messages[0];
+    expect(d2).toMatchObject({ data: 'poison', id: d1.id });
+    const f2 = await ack(d2, { status: 'failed', error: 'boom 2' });
+    expect(f2.body).toMatchObject({ status: 'dlq', retryCount: 2, leaseReleased: true });
+
+    expect((await pop('/api/v1/pop/queue/retry')).body.messages.map((f: any) => f.data)).toEqual(['fine']);
+    const dlq = await api(tb, 'GET', '/api/v1/dlq?queue=retry');
+    expect(dlq.status).toBe(200);
+    expect(dlq.body).toEqual({
+      messages: [
+        {
+          id: expect.stringMatching(UUID),
+          queue: 'retry',
+          partition: 'Default',
+          consumerGroup: '__QUEUE_MODE__',
+          messageId: d1.id,
+          transactionId: d1.transactionId,
+          producerSub: 'tester',
+          errorMessage: 'boom 2',
+          retryCount: 2,
+          fromTimer: false,
+          timerKey: null,
+          createdAt: expect.stringMatching(ISO_MICROS),
+          payload: b64('"poison"'),
+          data: 'poison',
+          encrypted: false,
+        },
+      ],
+      total: 1,
+      limit: 100,
+      offset: 0,
+    });
+  });
+
+  it('keeps a batch leased until its failed frame is judged too, then redelivers only the failed one', async () => {
+    await push([1, 2, 3].map((n) => ({ queue: 'batch-fail', payload: n })));
+    const batch = (await pop('/api/v1/pop/queue/batch-fail?batch=3')).body.messages;
+    expect((await ack(batch[1], { status: 'failed' })).body.leaseReleased).toBe(false);
+    // A retried "failed" under the same lease is not a second failure.
+    expect((await ack(batch[1], { status: 'failed' })).body).toMatchObject({ status: 'failed', retryCount: 1 });
+    await ack(batch[0]);
+    expect((await ack(batch[2])).body.leaseReleased).toBe(true);
+    const again = (await pop('/api/v1/pop/queue/batch-fail?batch=3')).body.messages;
+    expect(again.map((f: any) => f.data)).toEqual([2]);
+    expect((await ack(again[0])).body.leaseReleased).toBe(true);
+    expect((await pop('/api/v1/pop/queue/batch-fail')).status).toBe(204);
+  });
+
+  it('dead-letters at once with status dlq, per consumer group', async () => {
+    await push([{ queue: 'to-dlq', payload: 'x' }]);
+    const [frame] = (await pop('/api/v1/pop/queue/to-dlq?consumerGroup=audit')).body.messages;
+    const res = await ack(frame, { status: 'dlq', consumerGroup: 'audit', error: 'unprocessable' });
+    expect(res.body).toMatchObject({ status: 'dlq', consumerGroup: 'audit', retryCount: 0 });
+    const mine = await api(tb, 'GET', '/api/v1/dlq?queue=to-dlq&consumerGroup=audit');
+    expect(mine.body.messages).toMatchObject([{ consumerGroup: 'audit', errorMessage: 'unprocessable', messageId: frame.id }]);
+    expect((await api(tb, 'GET', '/api/v1/dlq?queue=to-dlq&consumerGroup=other')).body).toMatchObject({ messages: [], total: 0 });
+    // The queue-mode consumers still get the frame: dead letters are per group.
+    expect(await drain('/api/v1/pop/queue/to-dlq')).toEqual(['x']);
+  });
+});
+
+describe('POST /api/v1/ack/batch', () => {
+  it("takes Queen's {acknowledgments, consumerGroup} and reports each item", async () => {
+    await push([{ queue: 'ack-batch', payload: 1 }, { queue: 'ack-batch', payload: 2 }]);
+    const frames = (await pop('/api/v1/pop/queue/ack-batch?batch=2&consumerGroup=bg')).body.messages;
+    const res = await api(tb, 'POST', '/api/v1/ack/batch', {
+      body: {
+        consumerGroup: 'bg',
+        acknowledgments: [
+          { transactionId: frames[0].transactionId, partitionId: frames[0].partitionId, status: 'completed', leaseId: frames[0].leaseId },
+          { transactionId: 'missing', partitionId: frames[0].partitionId, status: 'completed' },
+          { transactionId: frames[1].transactionId, partitionId: frames[1].partitionId, status: 'completed' },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      successful: 2,
+      failed: 1,
+      results: [
+        { index: 0, success: true, transactionId: frames[0].transactionId, partitionId: frames[0].partitionId, status: 'completed', retryCount: 0, leaseReleased: false },
+        { index: 1, success: false, transactionId: 'missing', partitionId: frames[0].partitionId, error: { code: 'not_found', message: expect.any(String) } },
+        { index: 2, success: true, transactionId: frames[1].transactionId, partitionId: frames[1].partitionId, status: 'completed', retryCount: 0, leaseReleased: true },
+      ],
+    });
+  });
+
+  it('rejects an unknown field inside an acknowledgment with 400 naming it', async () => {
+    const res = await api(tb, 'POST', '/api/v1/ack/batch', {
+      body: { acknowledgments: [{ transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000', extra: 1 }] },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'unknown_field', field: 'acknowledgments.0.extra' });
+  });
+});
+
+describe('dead letters', () => {
+  async function deadLetter(queue: string, payload: unknown) {
+    await push([{ queue, payload }]);
+    const [frame] = (await pop(`/api/v1/pop/queue/${queue}`)).body.messages;
+    await ack(frame, { status: 'dlq', error: 'nope' });
+    const dlq = await api(tb, 'GET', `/api/v1/dlq?queue=${queue}`);
+    return { frame, row: dlq.body.messages[0] };
+  }
+
+  it('replays a consumer dead letter as a new frame with a new transaction id, and removes it', async () => {
+    const { frame, row } = await deadLetter('replay', { order: 7 });
+    const res = await api(tb, 'POST', `/api/v1/dlq/${row.id}/replay`);
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      replayed: true,
+      id: row.id,
+      queue: 'replay',
+      partition: 'Default',
+      transactionId: expect.stringMatching(UUID),
+      messageId: expect.stringMatching(UUID),
+    });
+    expect(res.body.transactionId).not.toBe(frame.transactionId);
+    expect(res.body.messageId).not.toBe(frame.id);
+    expect((await api(tb, 'GET', '/api/v1/dlq?queue=replay')).body.total).toBe(0);
+    const again = (await pop('/api/v1/pop/queue/replay')).body.messages;
+    expect(again).toMatchObject([{ id: res.body.messageId, transactionId: res.body.transactionId, data: { order: 7 } }]);
+  });
+
+  it("refuses to replay a timer's dead letter with 403 timer_dlq_not_replayable and keeps it", async () => {
+    const inserted = await tb.sql.query(
+      `INSERT INTO dead_letters (tenant, queue, partition, consumer_group, message_id, transaction_id, payload, producer_sub,
+                                 error_message, retry_count, from_timer, timer_key)
+       VALUES ('acme', 'timers-q', 'Default', '__timers__', gen_random_uuid(), 'timer-txn', '\\x00'::bytea, 'scheduler',
+               'permanent failure', 5, true, 'reminder/42')
+       RETURNING id::text`,
+    );
+    const id = inserted.rows[0].id;
+    const res = await api(tb, 'POST', `/api/v1/dlq/${id}/replay`);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'timer_dlq_not_replayable', message: expect.stringContaining('timer') });
+    const listed = await api(tb, 'GET', '/api/v1/dlq?queue=timers-q&consumerGroup=__timers__');
+    expect(listed.body.messages).toMatchObject([{ id, fromTimer: true, timerKey: 'reminder/42', consumerGroup: '__timers__' }]);
+    expect((await pop('/api/v1/pop/queue/timers-q')).status).toBe(204);
+  });
+
+  it('answers 404 for an unknown dead letter and 400 for a malformed id', async () => {
+    const missing = await api(tb, 'POST', '/api/v1/dlq/00000000-0000-4000-8000-000000000000/replay');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('not_found');
+    const bad = await api(tb, 'POST', '/api/v1/dlq/xyz/replay');
+    expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'id' });
+  });
+
+  it('pages with limit and offset, clamping the limit, and needs the read grant', async () => {
+    await deadLetter('dlq-page', 1);
+    await deadLetter('dlq-page', 2);
+    const page = await api(tb, 'GET', '/api/v1/dlq?queue=dlq-page&limit=1&offset=1');
+    expect(page.body).toMatchObject({ total: 2, limit: 1, offset: 1, messages: [{ data: 2 }] });
+    expect((await api(tb, 'GET', '/api/v1/dlq?queue=dlq-page&limit=0')).body.limit).toBe(1);
+    expect((await api(tb, 'GET', '/api/v1/dlq?limit=x')).body.error).toMatchObject({ code: 'validation_failed', field: 'limit' });
+    const token = await tb.token({ grants: ['produce', 'consume'] });
+    expect((await api(tb, 'GET', '/api/v1/dlq', { token })).status).toBe(403);
+  });
+});
+
+describe('POST /api/v1/configure', () => {
+  it('keeps omitted options and rejects unknown or out-of-range ones naming the field', async () => {
+    await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'cfg', options: { leaseTime: 30 } } });
+    const res = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'cfg', options: { retryLimit: 0 } } });
+    expect(res.body.options).toEqual({ encryptionEnabled: false, leaseTime: 30, retryLimit: 0 });
+    const unknown = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'cfg', options: { ttl: 5 } } });
+    expect(unknown.body.error).toMatchObject({ code: 'unknown_field', field: 'options.ttl' });
+    const range = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'cfg', options: { leaseTime: 0 } } });
+    expect(range.body.error).toMatchObject({ code: 'validation_failed', field: 'options.leaseTime' });
+  });
+
+  it('leases for the configured leaseTime on PostgreSQL clock', async () => {
+    await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'lease-30', options: { leaseTime: 30 } } });
+    await push([{ queue: 'lease-30', payload: 1 }]);
+    await pop('/api/v1/pop/queue/lease-30');
+    const r = await tb.sql.query(
+      `SELECT extract(epoch FROM lease_expires_at - updated_at)::int AS secs FROM partition_consumers WHERE tenant = 'acme' AND queue = 'lease-30'`,
+    );
+    expect(r.rows[0].secs).toBe(30);
+  });
+
+  it('refuses encryptionEnabled on a broker without QUEEN_ENCRYPTION_KEY with 503 encryption_unavailable', async () => {
+    const res = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'enc', options: { encryptionEnabled: true } } });
+    expect(res.status).toBe(503);
+    expect(res.body.error).toMatchObject({ code: 'encryption_unavailable', message: expect.stringContaining('QUEEN_ENCRYPTION_KEY') });
+    expect((await tb.sql.query(`SELECT count(*)::int AS n FROM queues WHERE name = 'enc'`)).rows[0].n).toBe(0);
+  });
+});
