@@ -75,6 +75,7 @@ describe('grants', () => {
   const cases = [
     { grant: 'admin', method: 'GET', url: '/api/v1/admin/cluster' },
     { grant: 'read', method: 'GET', url: '/api/v1/timers/q' },
+    { grant: 'consume', method: 'GET', url: '/api/v1/pop/queue/q' },
     { grant: 'produce', method: 'POST', url: '/api/v1/timers', body: { operations: [{ op: 'cancel', queue: 'q', timerKey: 'k' }] } },
   ] as const;
   for (const c of cases) {

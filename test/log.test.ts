@@ -106,6 +106,16 @@ describe('POST /api/v1/push', () => {
     expect((await push([{ queue: 'a/b', payload: 1 }])).body.error).toMatchObject({ code: 'validation_failed', field: 'items.0.queue' });
   });
 
+  it("refuses a payload over the tenant plan's ceiling with 403 naming the item, and stores nothing", async () => {
+    const token = await tb.token({ tenant: 'small-plan' });
+    await api(tb, 'PUT', '/api/v1/admin/tenants/small-plan', { body: { maxPayloadBytes: 64 } });
+    const res = await push([{ queue: 'ceil', payload: { ok: 1 } }, { queue: 'ceil', payload: 'x'.repeat(100) }], token);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'payload_too_large_for_plan', field: 'items.1.payload' });
+    const rows = await tb.sql.query("SELECT count(*)::int AS n FROM messages WHERE tenant = 'small-plan'");
+    expect(rows.rows[0].n).toBe(0);
+  });
+
   it('needs the produce grant', async () => {
     const token = await tb.token({ grants: ['consume', 'read'] });
     const res = await push([{ queue: 'q', payload: 1 }], token);

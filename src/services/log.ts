@@ -108,6 +108,16 @@ export async function push(ctx: Ctx, items: PushItem[]): Promise<PushResult[]> {
     bytes: Buffer.from(JSON.stringify(item.payload), 'utf8') as Buffer,
     encrypted: false,
   }));
+  // The plan's payload ceiling binds pushed messages as it binds timers (a timer becomes one).
+  const { maxPayloadBytes } = await ctx.tenants.plan(tenant);
+  const over = rows.findIndex((r) => r.bytes.length > maxPayloadBytes);
+  if (over >= 0) {
+    throw new ApiError(
+      'payload_too_large_for_plan',
+      `items.${over}.payload is ${rows[over].bytes.length} bytes; this tenant's ceiling is ${maxPayloadBytes} bytes`,
+      { field: `items.${over}.payload` },
+    );
+  }
   const results = await transaction(ctx, async (db) => {
     await ensurePartitions(db, tenant, rows);
     for (const queue of new Set(rows.map((r) => r.queue))) {
