@@ -1,0 +1,25 @@
+// createClient(): the SDK's entry point.
+import { type CallOptions, type ClientOptions, Http } from './http.ts';
+import { Log } from './log.ts';
+import { Timers } from './timers.ts';
+import type { Usage } from './types.ts';
+
+export interface QueenTimersClient {
+  /** Timer routes: schedule, reschedule, cancel (DELETE), peek, list, batch. */
+  readonly timers: Timers;
+  /** Log routes: push, pop, ack, consume. */
+  readonly log: Log;
+  /** Billed messages of the caller's tenant in a month (`YYYY-MM`, UTC; default the current one). */
+  usage(period?: string, opts?: CallOptions): Promise<Usage>;
+}
+
+export function createClient(options: ClientOptions): QueenTimersClient {
+  const http = new Http(options);
+  return {
+    timers: new Timers(http),
+    log: new Log(http),
+    async usage(period, opts = {}) {
+      return (await http.request<Usage>({ method: 'GET', path: '/api/v1/usage', query: { period }, signal: opts.signal })).data;
+    },
+  };
+}

@@ -1,0 +1,2199 @@
+// generated — do not edit.
+// Produced by `npm run sdk` (sdk/scripts/generate.ts) with openapi-typescript from openapi.json,
+// which is itself generated from the zod schemas in src/routers. Change those instead.
+/* eslint-disable */
+export interface paths {
+    "/api/v1/timers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule, reschedule or cancel timers: 1–256 ops in one transaction, one verdict per op
+         * @description A refusal (400, 401, 403, 429, 503) refuses the whole batch: nothing is applied or metered. When a refused batch contains a cancel, the response carries `x-queen-timers-hint: DELETE /api/v1/timers/:queue/*timerKey` — the cancel route that only the boot flag can refuse. Ops apply in order; schedule and reschedule are one upsert on (queue, timerKey) that answers too_late on a claimed timer.
+         */
+        post: operations["timers-batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/timers/{queue}/{timerKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Peek at one pending timer, payload exactly as stored; a miss is 200 {found:false} */
+        get: operations["timers-peek"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel one timer. Only the boot flag can refuse it: no grant, pause, quota or block applies
+         * @description `absent` means "no longer pending" and may mean ALREADY DELIVERED: look for the txn in the destination queue. The response echoes the `txn` you pass (or the cancelled row’s txn).
+         */
+        delete: operations["timers-cancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/timers/{queue}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending timers of one queue by timerKey in byte order (keyset paging, no payloads)
+         * @description `limit` defaults to 100 and is clamped to [1, 1000], never rejected.
+         */
+        get: operations["timers-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Billed messages of the caller's tenant in a calendar month (UTC); one per scheduled or rescheduled op */
+        get: operations["timers-usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/configure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a queue or change its options (omitted options keep their value); answers the effective options
+         * @description Defaults: encryptionEnabled false, leaseTime 300 s, retryLimit 3. Produce grant. encryptionEnabled=true on a broker without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.
+         */
+        post: operations["log-configure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Append messages to queues (created on first use); one snake_case result per item, as Queen answers
+         * @description 1–1000 items in one transaction. A transactionId already in the partition answers "duplicate" with the existing message_id. producerSub is the credential's subject. Pushing to an encrypting queue on a broker without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.
+         */
+        post: operations["log-push"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pop/queue/{queue}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pop a batch of frames from any free partition of a queue (204 when empty)
+         * @description FIFO per partition. A pop leases the partition to the caller for its consumer group for the queue's leaseTime: other consumers of the group skip it until every frame of the batch is acked or the lease expires (then the unacked frames are redelivered). `__QUEUE_MODE__` (the default) is competing consumers sharing one cursor per partition; a named group has its own cursors and starts at the beginning of each partition. Answers 204 when there is nothing to pop (after waiting, with wait=true).
+         */
+        get: operations["log-popQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pop/queue/{queue}/partition/{partition}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pop a batch of frames from one partition (204 when empty or leased to another consumer of the group)
+         * @description FIFO per partition. A pop leases the partition to the caller for its consumer group for the queue's leaseTime: other consumers of the group skip it until every frame of the batch is acked or the lease expires (then the unacked frames are redelivered). `__QUEUE_MODE__` (the default) is competing consumers sharing one cursor per partition; a named group has its own cursors and starts at the beginning of each partition. Answers 204 when there is nothing to pop (after waiting, with wait=true).
+         */
+        get: operations["log-popPartition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge one frame: completed, failed (redelivered up to retryLimit, then DLQ) or dlq
+         * @description The frame must be in the live leased batch of its partition for the consumer group: otherwise (lease expired, another consumer holds it now, wrong leaseId) 409 lease_mismatch, and the frame is redelivered. Acking a frame already completed or dead-lettered answers that verdict again (idempotent). Unknown frame: 404.
+         */
+        post: operations["log-ack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ack/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge many frames in one transaction; one result per item, refusals reported per item
+         * @description Body `{acknowledgments: [...], consumerGroup?}` as Queen names it; an item's consumerGroup overrides the top-level one. Per item, the same rules as POST /api/v1/ack; a refused item (not_found, lease_mismatch) does not stop the others.
+         */
+        post: operations["log-ackBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dlq": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's dead letters, oldest first, optionally by queue and consumer group
+         * @description `limit` defaults to 100 and is clamped to [1, 1000].
+         */
+        get: operations["log-dlq"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dlq/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-push a consumer's dead letter as a new frame (new message id and transactionId) and remove it from the DLQ
+         * @description The new frame is appended to the end of its partition and every consumer group sees it. A timer's dead letter (fromTimer, consumer group __timers__) never entered the log and is refused with 403 timer_dlq_not_replayable: schedule the timer again instead.
+         */
+        post: operations["log-replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/tenants/{tenant}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a tenant's effective plan */
+        get: operations["admin-getTenant"];
+        /** Create a tenant or change its plan; null resets a field to the cell default */
+        put: operations["admin-putTenant"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/cluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the cluster flags */
+        get: operations["admin-getCluster"];
+        /** Block produce cluster-wide, or pause the sweeper (resuming fires everything that matured meanwhile) */
+        put: operations["admin-putCluster"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        TimerOperation: {
+            /** @constant */
+            op: "schedule";
+            /** @description queue name (created on first use) */
+            queue: string;
+            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment) */
+            timerKey: string;
+            /** @description milliseconds from now (PostgreSQL clock); the only way to say when — no absolute instants */
+            delayMs: number;
+            /** @description minted by the server when absent; every reschedule is a new message with a new txn */
+            txn?: string;
+            /**
+             * Format: base64
+             * @description the exact payload bytes, base64
+             */
+            payload: string;
+            /** @description partition within the queue (default 'Default') */
+            partition?: string;
+        } | {
+            /** @constant */
+            op: "reschedule";
+            /** @description queue name (created on first use) */
+            queue: string;
+            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment) */
+            timerKey: string;
+            /** @description milliseconds from now (PostgreSQL clock); the only way to say when — no absolute instants */
+            delayMs: number;
+            /** @description minted by the server when absent; every reschedule is a new message with a new txn */
+            txn?: string;
+            /**
+             * Format: base64
+             * @description the exact payload bytes, base64
+             */
+            payload: string;
+            /** @description partition within the queue (default 'Default') */
+            partition?: string;
+        } | {
+            /** @constant */
+            op: "cancel";
+            /** @description queue name (created on first use) */
+            queue: string;
+            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment) */
+            timerKey: string;
+            /** @description transaction id: the log deduplicates on it per queue and partition */
+            txn?: string;
+        };
+        PushItem: {
+            /** @description queue name (created on first use) */
+            queue: string;
+            /** @description partition within the queue (default 'Default') */
+            partition?: string;
+            /** @description any JSON document; stored as the exact UTF-8 bytes of its JSON text */
+            payload: components["schemas"]["__schema0"];
+            /** @description minted (uuid) when absent; a txn already in the partition answers "duplicate" */
+            transactionId?: string;
+        };
+        Ack: {
+            /** @description transaction id: the log deduplicates on it per queue and partition */
+            transactionId: string;
+            /**
+             * Format: uuid
+             * @description the frame's partitionId
+             */
+            partitionId: string;
+            /**
+             * @description failed: redelivered up to the queue's retryLimit, then DLQ
+             * @default completed
+             * @enum {string}
+             */
+            status: "completed" | "failed" | "dlq";
+            /** @description the leaseId of the pop; when given it must be the live lease */
+            leaseId?: string | null;
+            /** @description why it failed; kept on the dead letter */
+            error?: string | null;
+            consumerGroup?: string | null;
+        };
+        __schema0: unknown;
+        TimerResult: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            status: "scheduled";
+            queue: string;
+            timerKey: string;
+            txn: string;
+            /** Format: uuid */
+            messageId: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            deliverAt: string;
+        } | {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            status: "rescheduled";
+            queue: string;
+            timerKey: string;
+            txn: string;
+            /** Format: uuid */
+            messageId: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            deliverAt: string;
+        } | {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            status: "cancelled";
+            queue: string;
+            timerKey: string;
+            txn: string;
+        } | {
+            /** @constant */
+            ok: false;
+            /** @constant */
+            status: "too_late";
+            queue: string;
+            timerKey: string;
+            txn: string | null;
+        } | {
+            /** @constant */
+            ok: false;
+            /** @constant */
+            status: "absent";
+            queue: string;
+            timerKey: string;
+            txn: string | null;
+        };
+        /**
+         * Bad request error (400)
+         * @description The error information
+         * @example {
+         *       "code": "BAD_REQUEST",
+         *       "message": "Bad request",
+         *       "issues": []
+         *     }
+         */
+        "error.BAD_REQUEST": {
+            /**
+             * @description The error message
+             * @example Bad request
+             */
+            message: string;
+            /**
+             * @description The error code
+             * @example BAD_REQUEST
+             */
+            code: string;
+            /**
+             * @description An array of issues that were responsible for the error
+             * @example []
+             */
+            issues?: {
+                message: string;
+            }[];
+        };
+        /**
+         * Unauthorized error (401)
+         * @description The error information
+         * @example {
+         *       "code": "UNAUTHORIZED",
+         *       "message": "Unauthorized",
+         *       "issues": []
+         *     }
+         */
+        "error.UNAUTHORIZED": {
+            /**
+             * @description The error message
+             * @example Unauthorized
+             */
+            message: string;
+            /**
+             * @description The error code
+             * @example UNAUTHORIZED
+             */
+            code: string;
+            /**
+             * @description An array of issues that were responsible for the error
+             * @example []
+             */
+            issues?: {
+                message: string;
+            }[];
+        };
+        /**
+         * Forbidden error (403)
+         * @description The error information
+         * @example {
+         *       "code": "FORBIDDEN",
+         *       "message": "Forbidden",
+         *       "issues": []
+         *     }
+         */
+        "error.FORBIDDEN": {
+            /**
+             * @description The error message
+             * @example Forbidden
+             */
+            message: string;
+            /**
+             * @description The error code
+             * @example FORBIDDEN
+             */
+            code: string;
+            /**
+             * @description An array of issues that were responsible for the error
+             * @example []
+             */
+            issues?: {
+                message: string;
+            }[];
+        };
+        /**
+         * Too many requests error (429)
+         * @description The error information
+         * @example {
+         *       "code": "TOO_MANY_REQUESTS",
+         *       "message": "Too many requests",
+         *       "issues": []
+         *     }
+         */
+        "error.TOO_MANY_REQUESTS": {
+            /**
+             * @description The error message
+             * @example Too many requests
+             */
+            message: string;
+            /**
+             * @description The error code
+             * @example TOO_MANY_REQUESTS
+             */
+            code: string;
+            /**
+             * @description An array of issues that were responsible for the error
+             * @example []
+             */
+            issues?: {
+                message: string;
+            }[];
+        };
+        /**
+         * Service unavailable error (503)
+         * @description The error information
+         * @example {
+         *       "code": "SERVICE_UNAVAILABLE",
+         *       "message": "Service unavailable",
+         *       "issues": []
+         *     }
+         */
+        "error.SERVICE_UNAVAILABLE": {
+            /**
+             * @description The error message
+             * @example Service unavailable
+             */
+            message: string;
+            /**
+             * @description The error code
+             * @example SERVICE_UNAVAILABLE
+             */
+            code: string;
+            /**
+             * @description An array of issues that were responsible for the error
+             * @example []
+             */
+            issues?: {
+                message: string;
+            }[];
+        };
+        CancelResult: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            status: "cancelled";
+            queue: string;
+            timerKey: string;
+            txn: string;
+        } | {
+            /** @constant */
+            ok: false;
+            /** @constant */
+            status: "too_late";
+            queue: string;
+            timerKey: string;
+            txn: string | null;
+        } | {
+            /** @constant */
+            ok: false;
+            /** @constant */
+            status: "absent";
+            queue: string;
+            timerKey: string;
+            txn: string | null;
+        };
+        PeekResult: {
+            /** @constant */
+            found: true;
+            queue: string;
+            timerKey: string;
+            partition: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            deliverAt: string;
+            txn: string;
+            /** Format: uuid */
+            messageId: string;
+            payloadZstd: boolean;
+            encrypted: boolean;
+            producerSub: string;
+            attempts: number;
+            lastError: string | null;
+            /** @description in a sweeper's hands (lease not expired); a row in backoff is not claimed */
+            claimed: boolean;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            createdAt: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            updatedAt: string;
+            /** @description base64 exactly as stored: compressed and/or encrypted; never decrypted */
+            payload: string;
+        } | {
+            /** @constant */
+            found: false;
+        };
+        TimerList: {
+            rows: components["schemas"]["TimerRow"][];
+            /** @description true when more rows follow; pass nextAfter as after */
+            truncated: boolean;
+            /** @description the last timerKey of this page */
+            nextAfter: string | null;
+        };
+        TimerRow: {
+            queue: string;
+            timerKey: string;
+            partition: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            deliverAt: string;
+            txn: string;
+            /** Format: uuid */
+            messageId: string;
+            payloadZstd: boolean;
+            encrypted: boolean;
+            producerSub: string;
+            attempts: number;
+            lastError: string | null;
+            /** @description in a sweeper's hands (lease not expired); a row in backoff is not claimed */
+            claimed: boolean;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            createdAt: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            updatedAt: string;
+        };
+        Usage: {
+            tenant: string;
+            period: string;
+            messages: number;
+        };
+        ConfigureResult: {
+            /** @constant */
+            configured: true;
+            queue: string;
+            options: components["schemas"]["QueueOptions"];
+        };
+        QueueOptions: {
+            /** @description encrypt payloads at rest (AES-256-GCM); needs QUEEN_ENCRYPTION_KEY on the broker */
+            encryptionEnabled: boolean;
+            /** @description seconds a pop leases its partition */
+            leaseTime: number;
+            /** @description redeliveries after a failed ack before the frame goes to the DLQ */
+            retryLimit: number;
+        };
+        PushResult: {
+            /** @description the item's position in the request */
+            index: number;
+            transaction_id: string;
+            /**
+             * @description duplicate: the txn was already in the partition; message_id is the existing frame
+             * @enum {string}
+             */
+            status: "queued" | "duplicate";
+            /** Format: uuid */
+            message_id: string;
+        };
+        PopResult: {
+            messages: components["schemas"]["LogFrame"][];
+        };
+        LogFrame: {
+            /**
+             * Format: uuid
+             * @description the frame's message id (for a timer: the messageId minted at schedule)
+             */
+            id: string;
+            transactionId: string;
+            /**
+             * Format: uuid
+             * @description pass back with transactionId to ack
+             */
+            partitionId: string;
+            partition: string;
+            queue: string;
+            consumerGroup: string;
+            /** @description the partition lease this frame was popped under; null with autoAck */
+            leaseId: string | null;
+            /** @description the authenticated subject that pushed or scheduled it */
+            producerSub: string;
+            /** @description when the frame entered the log, PostgreSQL clock, microseconds */
+            createdAt: string;
+            /** @description the exact payload bytes, base64 (decrypted when the queue encrypts and the key fits) */
+            payload: string;
+            /** @description the payload bytes parsed, when they are one JSON document; else absent */
+            data?: unknown;
+            /** @description true only when the payload could not be decrypted: payload is then the ciphertext */
+            encrypted: boolean;
+            /** @description why the payload is not readable (decryption failed); the frame is still delivered */
+            error?: string;
+        };
+        AckResult: {
+            transactionId: string;
+            partitionId: string;
+            /**
+             * @description the verdict now recorded: a failure past retryLimit is dlq; a repeated ack answers the first verdict
+             * @enum {string}
+             */
+            status: "completed" | "failed" | "dlq";
+            /** @description null for '__QUEUE_MODE__' (as Queen answers) */
+            consumerGroup: string | null;
+            retryCount: number;
+            /** @description this ack settled the batch: the cursor moved and the partition is free */
+            leaseReleased: boolean;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            acknowledgedAt: string;
+        };
+        /**
+         * Not found error (404)
+         * @description The error information
+         * @example {
+         *       "code": "NOT_FOUND",
+         *       "message": "Not found",
+         *       "issues": []
+         *     }
+         */
+        "error.NOT_FOUND": {
+            /**
+             * @description The error message
+             * @example Not found
+             */
+            message: string;
+            /**
+             * @description The error code
+             * @example NOT_FOUND
+             */
+            code: string;
+            /**
+             * @description An array of issues that were responsible for the error
+             * @example []
+             */
+            issues?: {
+                message: string;
+            }[];
+        };
+        /**
+         * Conflict error (409)
+         * @description The error information
+         * @example {
+         *       "code": "CONFLICT",
+         *       "message": "Conflict",
+         *       "issues": []
+         *     }
+         */
+        "error.CONFLICT": {
+            /**
+             * @description The error message
+             * @example Conflict
+             */
+            message: string;
+            /**
+             * @description The error code
+             * @example CONFLICT
+             */
+            code: string;
+            /**
+             * @description An array of issues that were responsible for the error
+             * @example []
+             */
+            issues?: {
+                message: string;
+            }[];
+        };
+        BatchAckResult: {
+            successful: number;
+            failed: number;
+            results: components["schemas"]["BatchAckItemResult"][];
+        };
+        BatchAckItemResult: {
+            index: number;
+            success: boolean;
+            transactionId: string;
+            partitionId: string;
+            /**
+             * @description the verdict now recorded: a failure past retryLimit is dlq; a repeated ack answers the first verdict
+             * @enum {string}
+             */
+            status?: "completed" | "failed" | "dlq";
+            retryCount?: number;
+            leaseReleased?: boolean;
+            /** @description why this ack was refused (not_found, lease_mismatch) */
+            error?: {
+                code: string;
+                message: string;
+            };
+        };
+        DeadLetterPage: {
+            messages: components["schemas"]["DeadLetter"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        DeadLetter: {
+            /** Format: uuid */
+            id: string;
+            queue: string;
+            partition: string;
+            /** @description '__timers__' for a timer whose fire exhausted its attempts */
+            consumerGroup: string;
+            /** Format: uuid */
+            messageId: string;
+            transactionId: string;
+            producerSub: string;
+            errorMessage: string | null;
+            retryCount: number;
+            /** @description a timer that never fired: not replayable */
+            fromTimer: boolean;
+            timerKey: string | null;
+            /** @description when it was dead-lettered */
+            createdAt: string;
+            /** @description base64 of the payload bytes (decrypted and decompressed when possible) */
+            payload: string;
+            data?: unknown;
+            encrypted: boolean;
+            error?: string;
+        };
+        ReplayResult: {
+            /** @constant */
+            replayed: true;
+            id: string;
+            queue: string;
+            partition: string;
+            /** @description the new frame's transactionId */
+            transactionId: string;
+            /** Format: uuid */
+            messageId: string;
+        };
+        TenantPlan: {
+            tenant: string;
+            /** @description min(1 MiB, plan): the payload ceiling in bytes of the decoded payload */
+            maxPayloadBytes: number;
+            /** @description how far ahead a timer may be scheduled; never wider than the cell's */
+            horizonSeconds: number;
+            maxPendingTimers: number;
+            scheduleRatePerSecond: number;
+            /** @description 0 = unlimited */
+            storageLimitBytes: number;
+            schedulePaused: boolean;
+            /** @description what this tenant sets; null = the cell default */
+            overrides: {
+                maxPayloadBytes: number | null;
+                horizonSeconds: number | null;
+                maxPendingTimers: number | null;
+                scheduleRatePerSecond: number | null;
+                storageLimitBytes: number | null;
+                schedulePaused: boolean;
+            };
+        };
+        /**
+         * Internal server error error (500)
+         * @description The error information
+         * @example {
+         *       "code": "INTERNAL_SERVER_ERROR",
+         *       "message": "Internal server error",
+         *       "issues": []
+         *     }
+         */
+        "error.INTERNAL_SERVER_ERROR": {
+            /**
+             * @description The error message
+             * @example Internal server error
+             */
+            message: string;
+            /**
+             * @description The error code
+             * @example INTERNAL_SERVER_ERROR
+             */
+            code: string;
+            /**
+             * @description An array of issues that were responsible for the error
+             * @example []
+             */
+            issues?: {
+                message: string;
+            }[];
+        };
+        ClusterFlags: {
+            produceBlocked: boolean;
+            sweeperPaused: boolean;
+        };
+        Error: {
+            /** @constant */
+            ok: false;
+            error: {
+                /**
+                 * @description stable error code; never reused
+                 * @enum {string}
+                 */
+                code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "not_found" | "route_not_found" | "lease_mismatch" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "encryption_unavailable" | "internal";
+                /** @description what went wrong and how to fix it, naming the field */
+                message: string;
+                /** @description the offending input field, when there is one */
+                field?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    "timers-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    operations: components["schemas"]["TimerOperation"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["TimerResult"][];
+                    };
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Retry later (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "timers-peek": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description queue name (created on first use) */
+                queue: string;
+                /** @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded. */
+                timerKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeekResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "timers-cancel": {
+        parameters: {
+            query?: {
+                txn?: string;
+            };
+            header?: never;
+            path: {
+                /** @description queue name (created on first use) */
+                queue: string;
+                /** @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded. */
+                timerKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "timers-list": {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description queue name (created on first use) */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimerList"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "timers-usage": {
+        parameters: {
+            query?: {
+                period?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-configure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description queue name (created on first use) */
+                    queue: string;
+                    /** @default {} */
+                    options?: {
+                        /** @description encrypt payloads at rest (AES-256-GCM); needs QUEEN_ENCRYPTION_KEY on the broker */
+                        encryptionEnabled?: boolean;
+                        /** @description seconds a pop leases its partition */
+                        leaseTime?: number;
+                        /** @description redeliveries after a failed ack before the frame goes to the DLQ */
+                        retryLimit?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigureResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    items: components["schemas"]["PushItem"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushResult"][];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-popQueue": {
+        parameters: {
+            query?: {
+                batch?: string;
+                wait?: "0" | "1" | "true" | "false";
+                timeout?: string;
+                consumerGroup?: string;
+                autoAck?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description queue name (created on first use) */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PopResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-popPartition": {
+        parameters: {
+            query?: {
+                batch?: string;
+                wait?: "0" | "1" | "true" | "false";
+                timeout?: string;
+                consumerGroup?: string;
+                autoAck?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description queue name (created on first use) */
+                queue: string;
+                /** @description partition within the queue (default 'Default') */
+                partition: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PopResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-ack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description transaction id: the log deduplicates on it per queue and partition */
+                    transactionId: string;
+                    /**
+                     * Format: uuid
+                     * @description the frame's partitionId
+                     */
+                    partitionId: string;
+                    /**
+                     * @description failed: redelivered up to the queue's retryLimit, then DLQ
+                     * @default completed
+                     * @enum {string}
+                     */
+                    status?: "completed" | "failed" | "dlq";
+                    /** @description the leaseId of the pop; when given it must be the live lease */
+                    leaseId?: string | null;
+                    /** @description why it failed; kept on the dead letter */
+                    error?: string | null;
+                    consumerGroup?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AckResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-ackBatch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    acknowledgments: components["schemas"]["Ack"][];
+                    consumerGroup?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAckResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-dlq": {
+        parameters: {
+            query?: {
+                queue?: string;
+                consumerGroup?: string;
+                limit?: string;
+                offset?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterPage"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the dead letter id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-getTenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPlan"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-putTenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    maxPayloadBytes?: number | null;
+                    horizonSeconds?: number | null;
+                    maxPendingTimers?: number | null;
+                    scheduleRatePerSecond?: number | null;
+                    storageLimitBytes?: number | null;
+                    schedulePaused?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPlan"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-getCluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClusterFlags"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-putCluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    produceBlocked?: boolean;
+                    sweeperPaused?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClusterFlags"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

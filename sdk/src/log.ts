@@ -1,0 +1,153 @@
+// The log routes (Queen-compatible core) a timer delivers into: push, pop, ack, and a consume loop.
+import type { CallOptions, Http } from './http.ts';
+import { mintId } from './http.ts';
+import { segmentPath } from './paths.ts';
+import { decodePayload, type DecodedPayload, type JsonValue } from './payload.ts';
+import type { AckResult, ConfigureResult, Frame, PushResult, QueueOptions } from './types.ts';
+
+export interface PushItem {
+  queue: string;
+  partition?: string;
+  /** Any JSON value (the log's push carries JSON; timers carry bytes). */
+  payload: JsonValue;
+  /** Dedupe key per (queue, partition); the SDK mints a UUID when omitted, so retries are safe. */
+  transactionId?: string;
+}
+
+export interface PopOptions extends CallOptions {
+  partition?: string;
+  /** Frames per pop (default 1). */
+  batch?: number;
+  /** Long-poll: wait up to `timeoutMs` for a frame instead of answering empty at once. */
+  wait?: boolean;
+  timeoutMs?: number;
+  /** Default `__QUEUE_MODE__` (competing consumers). */
+  consumerGroup?: string;
+  autoAck?: boolean;
+}
+
+export type AckStatus = 'completed' | 'failed' | 'dlq';
+
+/**
+ * What a consume handler may return: nothing (acked `completed`), an ack status, or a status with
+ * the reason kept on the dead letter. Throwing acks `failed` with the error's message.
+ */
+export type HandlerVerdict = void | undefined | AckStatus | { status: AckStatus; error?: string };
+
+/** A frame with its payload decoded: `bytes`, `text()`, `json()`. */
+export interface Message extends Frame, DecodedPayload {}
+
+export interface ConsumeOptions extends Omit<PopOptions, 'wait' | 'autoAck'> {
+  /** Stops the loop: the pending long-poll is aborted and consume() resolves. */
+  signal?: AbortSignal;
+  /** Called when a handler throws (after the frame is acked `failed`) or a pop/ack fails. */
+  onError?: (err: unknown, message?: Message) => void;
+}
+
+export function decodeFrame(frame: Frame): Message {
+  const decoded = decodePayload(frame.payload);
+  return Object.assign(Object.create(null) as object, frame, { bytes: decoded.bytes, text: decoded.text, json: decoded.json }) as Message;
+}
+
+const QUEUE_MODE = '__QUEUE_MODE__';
+
+export class Log {
+  constructor(private readonly http: Http) {}
+
+  /** Pushes one message; answers its result (`queued` or `duplicate`). */
+  async push(item: PushItem, opts?: CallOptions): Promise<PushResult> {
+    const [result] = await this.pushMany([item], opts);
+    return result!;
+  }
+
+  /** Pushes several messages in one call; one result per item, in order. */
+  async pushMany(items: PushItem[], opts: CallOptions = {}): Promise<PushResult[]> {
+    const body = { items: items.map((i) => ({ ...i, transactionId: i.transactionId ?? mintId() })) };
+    const res = await this.http.request<PushResult[]>({ method: 'POST', path: '/api/v1/push', body, signal: opts.signal });
+    return res.data;
+  }
+
+  /** Pops up to `batch` frames (an empty array when there is none). */
+  async pop(queue: string, opts: PopOptions = {}): Promise<Message[]> {
+    const path = `/api/v1/pop/queue/${segmentPath(queue)}${opts.partition !== undefined ? `/partition/${segmentPath(opts.partition)}` : ''}`;
+    const res = await this.http.request<{ messages: Frame[] } | undefined>({
+      method: 'GET',
+      path,
+      query: {
+        batch: opts.batch,
+        wait: opts.wait,
+        timeout: opts.timeoutMs,
+        consumerGroup: opts.consumerGroup,
+        autoAck: opts.autoAck,
+      },
+      signal: opts.signal,
+    });
+    if (res.status === 204 || !res.data) return [];
+    return res.data.messages.map(decodeFrame);
+  }
+
+  /**
+   * Acknowledges one popped frame: `completed`, `failed` (redelivered up to the queue's
+   * retryLimit, then dead-lettered) or `dlq`. A 409 `lease_mismatch` means the lease expired and
+   * the frame will be redelivered.
+   */
+  async ack(
+    message: Pick<Frame, 'transactionId' | 'partitionId' | 'leaseId' | 'consumerGroup'>,
+    status: AckStatus = 'completed',
+    opts: CallOptions & { error?: string } = {},
+  ): Promise<AckResult> {
+    const body: Record<string, unknown> = { transactionId: message.transactionId, partitionId: message.partitionId, status };
+    if (message.consumerGroup && message.consumerGroup !== QUEUE_MODE) body.consumerGroup = message.consumerGroup;
+    if (message.leaseId) body.leaseId = message.leaseId;
+    if (opts.error !== undefined) body.error = opts.error;
+    const res = await this.http.request<AckResult>({ method: 'POST', path: '/api/v1/ack', body, signal: opts.signal });
+    return res.data;
+  }
+
+  /** Creates a queue or changes its options (omitted ones keep their value); answers the effective options. */
+  async configure(queue: string, options: Partial<QueueOptions> = {}, opts: CallOptions = {}): Promise<ConfigureResult> {
+    const res = await this.http.request<ConfigureResult>({ method: 'POST', path: '/api/v1/configure', body: { queue, options }, signal: opts.signal });
+    return res.data;
+  }
+
+  /**
+   * Long-polls `queue` and hands each frame to `handler`, then acks it: `completed` when the
+   * handler returns nothing, the status it returns (e.g. `'dlq'`), or `failed` when it throws (the
+   * log redelivers it up to the queue's retryLimit, then dead-letters it). Runs until `signal`
+   * aborts and resolves then; frames already popped are still handled and acked. A pop or ack
+   * that fails is reported to onError; the loop pauses a second and goes on.
+   */
+  async consume(queue: string, handler: (message: Message) => HandlerVerdict | Promise<HandlerVerdict>, opts: ConsumeOptions = {}): Promise<void> {
+    const { signal, onError, ...pop } = opts;
+    while (!signal?.aborted) {
+      let messages: Message[];
+      try {
+        messages = await this.pop(queue, { ...pop, wait: true, timeoutMs: pop.timeoutMs ?? 10_000, signal });
+      } catch (err) {
+        if (signal?.aborted) return;
+        onError?.(err);
+        await new Promise((r) => setTimeout(r, 1_000));
+        continue;
+      }
+      for (const message of messages) {
+        let status: AckStatus = 'completed';
+        let error: string | undefined;
+        try {
+          const verdict = await handler(message);
+          if (typeof verdict === 'string') status = verdict;
+          else if (verdict) ({ status, error } = verdict);
+        } catch (err) {
+          status = 'failed';
+          error = err instanceof Error ? err.message : String(err);
+          onError?.(err, message);
+        }
+        try {
+          await this.ack(message, status, { error });
+        } catch (err) {
+          // The lease expires and the frame comes back; nothing is lost.
+          onError?.(err, message);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,41 @@
+// Wire types, named. All of them come from the generated schema (zod → openapi.json →
+// openapi-typescript), so a change to a router's zod schema is a compile error here.
+import type { components } from './generated/schema.ts';
+
+type Schemas = components['schemas'];
+
+/** One op's verdict in a POST /api/v1/timers response: the closed status taxonomy. */
+export type TimerResult = Schemas['TimerResult'];
+/** The closed status union: `scheduled | rescheduled | cancelled | too_late | absent`. */
+export type TimerStatus = TimerResult['status'];
+/** A schedule or reschedule op's verdict: a schedule never answers `cancelled` or `absent`. */
+export type ScheduleResult = Extract<TimerResult, { status: 'scheduled' | 'rescheduled' | 'too_late' }>;
+/**
+ * DELETE /api/v1/timers/:queue/*timerKey's verdict.
+ * - `cancelled` (ok): it was pending and now will not fire.
+ * - `too_late`: a sweeper holds it; it will be (or was) delivered; nothing changed.
+ * - `absent`: **not pending — maybe delivered; check the log for the txn.** Never existed,
+ *   another tenant's, or already fired. `ok` is false on purpose: do not read it as success.
+ */
+export type CancelResult = Schemas['CancelResult'];
+export type PeekResult = Schemas['PeekResult'];
+export type TimerList = Schemas['TimerList'];
+export type TimerRow = Schemas['TimerRow'];
+export type TimerOperation = Schemas['TimerOperation'];
+export type Usage = Schemas['Usage'];
+export type ErrorBody = Schemas['Error'];
+
+/** Exhaustiveness guard for `switch (result.status)`: a missing case is a compile error. */
+export function assertNever(value: never, what = 'value'): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`);
+}
+
+// Log shapes (the Queen-compatible core a timer delivers into).
+/** A popped frame: `payload` the exact bytes (base64), `data` the same bytes parsed when they are JSON. */
+export type Frame = Schemas['LogFrame'];
+export type PushResult = Schemas['PushResult'];
+export type AckResult = Schemas['AckResult'];
+export type QueueOptions = Schemas['QueueOptions'];
+export type ConfigureResult = Schemas['ConfigureResult'];
+export type DeadLetterPage = Schemas['DeadLetterPage'];
+export type DeadLetter = Schemas['DeadLetter'];

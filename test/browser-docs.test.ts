@@ -1,0 +1,106 @@
+// The first contact: Swagger UI at /docs in a real headless Chromium. It authorizes with a
+// bearer token, schedules a timer with POST /api/v1/timers and cancels it with DELETE under a
+// key with a slash, and sees both 200s — in the page, and in the database.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestBroker, type TestBroker } from './helpers/broker.ts';
+
+// CHROMIUM_PATH points elsewhere for a machine whose browser is not Debian's.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+// Locally a missing browser skips (with the reason in the suite's name); in CI it must run, and
+// .ci/setup-extra installs it — so there a missing binary fails loudly in beforeAll.
+const skip = !haveChromium && !process.env.CI;
+const title = skip ? `Swagger UI in a browser — SKIPPED: ${CHROMIUM} is missing (apt-get install chromium, or run .ci/setup-extra)` : 'Swagger UI in a browser';
+if (skip) console.warn(title);
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let tb: TestBroker;
+let userDataDir: string;
+let context: BrowserContext;
+let page: Page;
+
+/** Expands one operation in Swagger UI and switches it to "Try it out". */
+async function openOperation(operationId: string) {
+  const block = page.locator(`#operations-timers-${operationId}`);
+  await block.locator('.opblock-summary').first().click();
+  // The broker configures Swagger UI with tryItOutEnabled, so the editors are usually open already.
+  const tryOut = block.getByRole('button', { name: 'Try it out' });
+  if (await tryOut.count()) await tryOut.click();
+  return block;
+}
+
+/** Executes an open operation and answers the live response's status and parsed body. */
+async function execute(block: ReturnType<Page['locator']>) {
+  await block.locator('button.execute').click();
+  const status = block.locator('.live-responses-table .response .response-col_status').first();
+  await status.waitFor({ timeout: 15_000 });
+  const body = await block.locator('.live-responses-table .response-col_description .microlight, .live-responses-table .response-col_description pre').first().innerText();
+  return { status: Number((await status.innerText()).trim()), body: JSON.parse(body) };
+}
+
+describe.skipIf(skip)(title, () => {
+  beforeAll(async () => {
+    if (!haveChromium) throw new Error(`${CHROMIUM} is missing in CI: .ci/setup-extra should have installed it`);
+    tb = await startTestBroker({ listen: true });
+    userDataDir = mkdtempSync(join(tmpdir(), 'qt-chromium-'));
+    // launchPersistentContext is how playwright takes a --user-data-dir: a fresh one per run, so
+    // Swagger UI's persisted authorization from another run cannot make this test pass.
+    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    page = context.pages()[0] ?? (await context.newPage());
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await tb?.close();
+  });
+
+  it('serves Swagger UI at /docs with the timer routes of openapi.json', async () => {
+    const res = await page.goto(`${tb.url}/docs`);
+    expect(res?.status()).toBe(200);
+    await page.locator('#operations-timers-timers-batch').waitFor({ timeout: 15_000 });
+    await expect(page.locator('#operations-timers-timers-cancel').count()).resolves.toBe(1);
+  });
+
+  it('authorizes with a bearer token, schedules under tenant/42 and cancels it with DELETE', async () => {
+    const token = await tb.token({ tenant: 'browser', sub: 'swagger' });
+    await page.locator('button.authorize').first().click();
+    const modal = page.locator('.modal-ux');
+    await modal.locator('input').first().fill(token);
+    await modal.locator('button.modal-btn.auth.authorize').click();
+    await modal.locator('button.btn-done').click();
+
+    const batch = await openOperation('timers-batch');
+    const operations = [{ op: 'schedule', queue: 'reminders', timerKey: 'tenant/42', delayMs: 3_600_000, txn: 'browser-txn-1', payload: 'eyJraW5kIjoiZGF5NyJ9' }];
+    await batch.locator('textarea.body-param__text').fill(JSON.stringify({ operations }, null, 2));
+    const scheduled = await execute(batch);
+    expect(scheduled.status).toBe(200);
+    expect(scheduled.body.results).toEqual([
+      { ok: true, status: 'scheduled', queue: 'reminders', timerKey: 'tenant/42', txn: 'browser-txn-1', messageId: expect.any(String), deliverAt: expect.any(String) },
+    ]);
+
+    const cancel = await openOperation('timers-cancel');
+    await cancel.locator('tr[data-param-name="queue"] input').fill('reminders');
+    await cancel.locator('tr[data-param-name="timerKey"] input').fill('tenant/42');
+    const cancelled = await execute(cancel);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toEqual({ ok: true, status: 'cancelled', queue: 'reminders', timerKey: 'tenant/42', txn: 'browser-txn-1' });
+
+    const rows = await tb.sql.query(`SELECT count(*)::int AS n FROM timers`);
+    expect(rows.rows[0].n).toBe(0);
+  });
+});

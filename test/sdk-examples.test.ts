@@ -1,0 +1,36 @@
+// The examples run as written (examples/*.ts), against a real broker with its sweeper.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as retry from '../examples/retry-backoff.ts';
+import * as saga from '../examples/saga-compensation.ts';
+import { startTestBroker, type TestBroker } from './helpers/broker.ts';
+
+let tb: TestBroker;
+let token: string;
+beforeAll(async () => {
+  tb = await startTestBroker({ listen: true, sweeper: true });
+  token = await tb.token({ tenant: 'examples', sub: 'examples', grants: ['produce', 'consume', 'read'] });
+});
+afterAll(() => tb?.close());
+
+describe('examples', () => {
+  it('saga: the completed orders stay completed — also the one whose compensation fired first — and the abandoned one is compensated', async () => {
+    const lines: string[] = [];
+    const outcome = await saga.run({ baseUrl: tb.url, token, log: (l) => lines.push(l) });
+    expect(outcome).toEqual({ A: 'completed', B: 'compensated', C: 'completed' });
+    expect(lines.some((l) => /-A: completed; compensation timer cancelled/.test(l))).toBe(true);
+    expect(lines.some((l) => /-C: completed; compensation timer absent/.test(l))).toBe(true);
+    expect(lines.some((l) => /-C: compensation fired but the order is completed — nothing to undo/.test(l))).toBe(true);
+    const pending = await tb.sql.query(`SELECT count(*)::int AS n FROM timers WHERE tenant = 'examples'`);
+    expect(pending.rows[0].n).toBe(0);
+  });
+
+  it('retry: two failures, each retried by a timer no sooner than 250 ms and then 500 ms, and the third attempt succeeds', async () => {
+    const lines: string[] = [];
+    const r = await retry.run({ baseUrl: tb.url, token, log: (l) => lines.push(l) });
+    expect(r.attempts).toEqual([1, 2, 3]);
+    // deliverAt is a floor: each retry comes no sooner than its delay (minus HTTP/clock slack).
+    expect(r.gapsMs[0]).toBeGreaterThanOrEqual(240);
+    expect(r.gapsMs[1]).toBeGreaterThanOrEqual(490);
+    expect(lines.at(-2)).toMatch(/sent on attempt 3/);
+  });
+});
