@@ -1,4 +1,5 @@
-// Renders docs/README-tour.md from docs/tour/template.md by RUNNING every command it shows
+// Renders the tour section of README.md (between its tour:start and tour:end markers) from
+// docs/tour/template.md by RUNNING every command it shows
 // against a broker started with `npm start` on a fresh embedded data folder, so each curl in the
 // document is one that ran verbatim, and each output is what it printed.
 //
@@ -54,5 +55,10 @@ const doc = readFileSync(here('template.md'), 'utf8')
   .replace(/^@@OUT (\S+)$/gm, (_, name: string) => outputs.get(name) ?? `MISSING ${name}`)
   .replace(/^@@FILE (\S+)$/gm, (_, path: string) => readFileSync(new URL(path, new URL('../', import.meta.url)), 'utf8').trimEnd());
 if (doc.includes('MISSING')) throw new Error('template names a command that is not defined');
-writeFileSync(here('../README-tour.md'), doc);
-console.log('wrote docs/README-tour.md');
+const readme = here('../../README.md');
+const section = doc.slice(doc.indexOf('## '));
+const current = readFileSync(readme, 'utf8');
+const updated = current.replace(/(<!-- tour:start[^\n]*-->\n)[\s\S]*?(<!-- tour:end -->)/, (_, open: string, close: string) => `${open}${section.trimEnd()}\n${close}`);
+if (updated === current && !current.includes(section.trimEnd())) throw new Error('README.md has no tour:start / tour:end markers');
+writeFileSync(readme, updated);
+console.log('updated the tour in README.md');
