@@ -119,9 +119,11 @@ export function isTransientDbError(err: unknown): boolean {
 /** SQLSTATE of a pg error, or of a Prisma driver-adapter error wrapping one. */
 export function sqlState(err: unknown): string | undefined {
   for (let e: any = err, depth = 0; e && depth < 6; e = e.cause, depth++) {
-    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+    // Prisma wraps the server's error: its own code (P2010, …) is not a SQLSTATE; the driver
+    // adapter keeps the original one.
     const original = e.meta?.driverAdapterError?.cause?.originalCode ?? e.cause?.originalCode;
     if (typeof original === 'string' && /^[0-9A-Z]{5}$/.test(original)) return original;
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && !/^P\d{4}$/.test(e.code)) return e.code;
   }
   return undefined;
 }

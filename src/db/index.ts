@@ -20,11 +20,17 @@ export interface Database {
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 /**
- * PGlite is one backend; pglite-socket multiplexes connections onto it, running a transaction's
- * statements before anyone else's. Nothing may hold a transaction open while waiting on another
- * connection. Eight sockets cover the request pool, the sweeper and the long-poll listener.
+ * PGlite is one backend. pglite-socket 0.2.17 can multiplex several sockets onto it, but it queues
+ * each protocol message on its own, not each Parse…Sync group: two connections running
+ * parameterised queries at once interleave their messages and fail with SQLSTATE 26000 ("unnamed
+ * prepared statement does not exist") or wedge the backend mid-protocol. So the embedded broker
+ * uses exactly one connection, shared by the request path and the sweeper; pg queues the rest.
+ * Consequence: nothing may hold a transaction (a checked-out client) while awaiting another query
+ * on the pool — it would wait for itself (connectionTimeoutMillis turns that into an error).
  */
-const EMBEDDED_MAX_CONNECTIONS = 8;
+const EMBEDDED_POOL_SIZE = 1;
+/** Sockets the embedded server accepts: the broker's one, plus room for a psql session or a test. */
+const EMBEDDED_MAX_SOCKETS = 4;
 
 export interface OpenOptions {
   url?: string;
@@ -44,7 +50,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const dataDir = opts.dataDir ?? 'memory://';
     if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
     const lite = await PGlite.create(dataDir);
-    const server = new PGLiteSocketServer({ db: lite, port: 0, host: '127.0.0.1', maxConnections: EMBEDDED_MAX_CONNECTIONS });
+    const server = new PGLiteSocketServer({ db: lite, port: 0, host: '127.0.0.1', maxConnections: EMBEDDED_MAX_SOCKETS });
     await server.start();
     const port = (server as unknown as { port: number }).port;
     url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
@@ -54,7 +60,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     };
   }
   const embedded = !opts.url;
-  const max = embedded ? Math.min(opts.poolSize ?? 4, 4) : (opts.poolSize ?? 10);
+  const max = embedded ? EMBEDDED_POOL_SIZE : (opts.poolSize ?? 10);
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
   pool.on('error', (err) => opts.onPoolError?.(err));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

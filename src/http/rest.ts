@@ -155,7 +155,11 @@ export interface DispatchOptions {
 
 /** Routes one /api request to its procedure and writes the response. */
 export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const url = new URL(req.raw.url ?? '/', 'http://localhost');
+  // The raw path, not new URL(...).pathname: URL parsing would turn a backslash in a key into '/'.
+  const rawUrl = req.raw.url ?? '/';
+  const q = rawUrl.indexOf('?');
+  const pathname = q === -1 ? rawUrl : rawUrl.slice(0, q);
+  const url = { pathname, searchParams: new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1)) };
   const found = matchRoute(opts.routes, req.method, url.pathname);
   if (!('route' in found) || !found.route) {
     const code = 'route_not_found';

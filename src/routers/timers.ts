@@ -11,13 +11,18 @@ export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 1000;
 export const CANCEL_ROUTE_HINT = 'DELETE /api/v1/timers/:queue/*timerKey';
 
-/** A timer key is a catch-all path tail: slashes allowed, control characters not. */
+/**
+ * A timer key is a catch-all path tail: slashes allowed, control characters not. A '.' or '..'
+ * segment is refused: URL clients and servers resolve dot segments (even as %2E), so such a key
+ * could be scheduled but never peeked or cancelled through its path.
+ */
 export const timerKey = z
   .string()
   .min(1)
   .max(1024)
   .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
-  .describe("the timer's key within its queue; may contain '/'");
+  .refine((k) => !/(^|\/)\.\.?(\/|$)/.test(k), "must not contain a '.' or '..' path segment")
+  .describe("the timer's key within its queue; may contain '/' (but no '.' or '..' segment)");
 
 const delayMs = z
   .number()

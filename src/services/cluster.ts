@@ -26,12 +26,15 @@ export class ClusterFlagsCache {
   }
 
   async set(patch: Partial<ClusterFlags>): Promise<ClusterFlags> {
-    const row = await this.db.prisma.clusterFlags.update({
-      where: { id: 1 },
-      data: { ...patch, updatedAt: new Date() },
-      select: { produceBlocked: true, sweeperPaused: true },
-    });
-    this.cached = { flags: row, at: Date.now() };
-    return row;
+    // updated_at is stamped by PostgreSQL (one clock), so this is raw SQL rather than Prisma.
+    const r = await this.db.pool.query<{ produce_blocked: boolean; sweeper_paused: boolean }>(
+      `UPDATE cluster_flags SET produce_blocked = COALESCE($1, produce_blocked),
+         sweeper_paused = COALESCE($2, sweeper_paused), updated_at = now()
+       WHERE id = 1 RETURNING produce_blocked, sweeper_paused`,
+      [patch.produceBlocked ?? null, patch.sweeperPaused ?? null],
+    );
+    const flags = { produceBlocked: r.rows[0].produce_blocked, sweeperPaused: r.rows[0].sweeper_paused };
+    this.cached = { flags, at: Date.now() };
+    return flags;
   }
 }

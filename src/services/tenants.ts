@@ -61,11 +61,16 @@ export class TenantDirectory {
   /** Admin update: fields set to null reset to the cell default; absent fields are unchanged. */
   async update(tenant: string, patch: Partial<PlanOverrides>): Promise<EffectivePlan> {
     const data = { ...patch, storageLimitBytes: patch.storageLimitBytes === undefined ? undefined : toBig(patch.storageLimitBytes) };
-    const row = await this.db.prisma.tenant.upsert({
-      where: { tenant },
-      create: { tenant, ...data, schedulePaused: patch.schedulePaused ?? false },
-      update: { ...data, updatedAt: new Date() },
-      select: SELECT,
+    const row = await this.db.prisma.$transaction(async (tx) => {
+      const saved = await tx.tenant.upsert({
+        where: { tenant },
+        create: { tenant, ...data, schedulePaused: patch.schedulePaused ?? false },
+        update: data,
+        select: SELECT,
+      });
+      // Stamped by PostgreSQL: no broker clock enters a stored instant.
+      await tx.$executeRaw`UPDATE tenants SET updated_at = now() WHERE tenant = ${tenant}`;
+      return saved;
     });
     this.known.add(tenant);
     return this.effective(tenant, { ...row, storageLimitBytes: toNum(row.storageLimitBytes) });
