@@ -119,11 +119,12 @@ export function isTransientDbError(err: unknown): boolean {
 /** SQLSTATE of a pg error, or of a Prisma driver-adapter error wrapping one. */
 export function sqlState(err: unknown): string | undefined {
   for (let e: any = err, depth = 0; e && depth < 6; e = e.cause, depth++) {
-    // Prisma wraps the server's error: its own code (P2010, …) is not a SQLSTATE; the driver
+    // Prisma wraps the server's error: its own code (P1001, P2010, …) is not a SQLSTATE (P0001,
+    // PL/pgSQL's RAISE, is); the driver
     // adapter keeps the original one.
     const original = e.meta?.driverAdapterError?.cause?.originalCode ?? e.cause?.originalCode;
     if (typeof original === 'string' && /^[0-9A-Z]{5}$/.test(original)) return original;
-    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && !/^P\d{4}$/.test(e.code)) return e.code;
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && !/^P[1-9]\d{3}$/.test(e.code)) return e.code;
   }
   return undefined;
 }

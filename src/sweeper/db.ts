@@ -1,0 +1,81 @@
+// The sweeper's own small connection pool (real PostgreSQL), so a saturated request path never
+// delays a fire and the claim can carry planner settings without touching request-path sessions.
+//
+// Why planner settings: measured on PostgreSQL 15 here, after a burst of 20,000 due timers into a
+// table analyzed while empty, the claim was planned as a bitmap scan of every due row plus a sort
+// (estimate: 767 rows) — each batch then reads and sorts the whole backlog. With sort, bitmap and
+// seq scans disabled, the only plan left walks timers_deliver_at_idx in order and stops after the
+// batch: the index is used from the first cycle of a burst, whatever the statistics say
+// (test/sweeper.test.ts EXPLAINs it). Every other sweeper statement addresses rows by ctid (TID
+// scan), except the pending count (every 5 s), which may take an index-only scan instead.
+//
+// Real PostgreSQL: the settings are session options of the sweeper's connections (no round trip).
+// Embedded PGlite: the broker has exactly one connection (src/db/index.ts: pglite-socket
+// interleaves concurrent connections' protocol messages), shared with the request path, so the
+// sweeper borrows it and the claim runs in a short transaction with SET LOCAL (nothing else is
+// awaited while it holds the connection).
+import pg from 'pg';
+import type { Database } from '../db/index.ts';
+import type { Queryable } from '../services/sql.ts';
+
+// jit: the settings work by adding disable_cost (1e10) to the plans they rule out, and a statement
+// that must sort anyway (the fire sorts its frames by deliverAt) then crosses jit_above_cost: JIT
+// compilation cost 2.1 s for a one-row fire here. Nothing the sweeper runs is long enough to gain.
+const PLANNER_SETTINGS = { enable_sort: 'off', enable_bitmapscan: 'off', enable_seqscan: 'off', jit: 'off' } as const;
+
+/** Real PostgreSQL: a fire, the next batch's claim beside it, and the pending-gauge sample. */
+export const SWEEPER_POOL_SIZE = 3;
+
+export class SweeperDb implements Queryable {
+  readonly embedded: boolean;
+  readonly pool: pg.Pool;
+  private readonly ownsPool: boolean;
+
+  /** The sweeper's connections to the broker's database (see above for embedded). */
+  constructor(db: Pick<Database, 'url' | 'embedded' | 'pool'>, onError: (err: Error) => void) {
+    this.embedded = db.embedded;
+    this.ownsPool = !db.embedded;
+    if (db.embedded) {
+      this.pool = db.pool;
+      return;
+    }
+    this.pool = new pg.Pool({
+      connectionString: db.url,
+      max: SWEEPER_POOL_SIZE,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 60_000,
+      application_name: 'queen-timers-sweeper',
+      options: Object.entries(PLANNER_SETTINGS).map(([k, v]) => `-c ${k}=${v}`).join(' '),
+    });
+    // An idle connection killed under us (pg_terminate_backend, failover): the pool replaces it.
+    this.pool.on('error', onError);
+  }
+
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult<any>> {
+    return this.pool.query(text, values);
+  }
+
+  /** Runs a statement whose plan depends on PLANNER_SETTINGS. */
+  async planned<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    if (!this.embedded) return fn(this.pool);
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query(`BEGIN; ${Object.entries(PLANNER_SETTINGS).map(([k, v]) => `SET LOCAL ${k} = ${v}`).join('; ')}`);
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async end(): Promise<void> {
+    if (this.ownsPool) await this.pool.end().catch(() => {});
+  }
+}
