@@ -9,12 +9,12 @@
 //             from the log's created_at − deliver_at (PostgreSQL's clock)
 // Targets (2 cores, PostgreSQL on the same box): schedule ≥ 20,000 ops/s; fire ≥ 15,000 frames/s
 // and ≥ 50% of the limit; trickle p99 ≤ 25 ms, max ≤ 100 ms.
-import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { mintToken } from '../src/auth.ts';
 import { createBroker, type Broker } from '../src/broker.ts';
 import { loadConfig } from '../src/config.ts';
+import { createScratchDatabase } from '../src/db/scratch.ts';
 import { startSweeper, type Sweeper } from '../src/sweeper/index.ts';
 
 const args = process.argv.slice(2);
@@ -29,25 +29,6 @@ const dbKind = serverUrl ? 'postgres' : 'embedded';
 
 function emit(o: Record<string, unknown>) {
   console.log(JSON.stringify({ db: dbKind, ...o }));
-}
-
-async function scratchDatabase(url: string) {
-  const name = `qt_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
 }
 
 /** Inserts n timers in SQL (chunks of 50,000), deliver_at = now() + offset + random spread. */
@@ -239,7 +220,7 @@ function round(v: number, digits: number) {
 }
 
 async function main() {
-  const scratch = serverUrl ? await scratchDatabase(serverUrl) : undefined;
+  const scratch = serverUrl ? await createScratchDatabase(serverUrl, 'qt_bench') : undefined;
   const config = loadConfig({
     ...process.env,
     QUEEN_JWT_SECRET: SECRET,

@@ -16,7 +16,7 @@
 // awaited while it holds the connection).
 import pg from 'pg';
 import type { Database } from '../db/index.ts';
-import type { Queryable } from '../services/sql.ts';
+import { inTransaction, type Queryable } from '../services/sql.ts';
 
 // jit: the settings work by adding disable_cost (1e10) to the plans they rule out, and a statement
 // that must sort anyway (the fire sorts its frames by deliverAt) then crosses jit_above_cost: JIT
@@ -58,21 +58,10 @@ export class SweeperDb implements Queryable {
   /** Runs a statement whose plan depends on PLANNER_SETTINGS. */
   async planned<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     if (!this.embedded) return fn(this.pool);
-    const client = await this.pool.connect();
-    let broken = false;
-    try {
-      await client.query(`BEGIN; ${Object.entries(PLANNER_SETTINGS).map(([k, v]) => `SET LOCAL ${k} = ${v}`).join('; ')}`);
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+    return inTransaction(this.pool, async (client) => {
+      await client.query(Object.entries(PLANNER_SETTINGS).map(([k, v]) => `SET LOCAL ${k} = ${v}`).join('; '));
+      return fn(client);
+    });
   }
 
   async end(): Promise<void> {

@@ -1,35 +1,18 @@
 // Test brokers on a real database: an in-memory PGlite when DATABASE_URL is unset, or a fresh
 // database created on the DATABASE_URL server for each broker (dropped at close), so test files
 // never see each other's rows.
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { mintToken, type Grant } from '../../src/auth.ts';
 import { createBroker, type Broker } from '../../src/broker.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { createScratchDatabase as createScratch } from '../../src/db/scratch.ts';
 
 export const SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
 export const SERVER_URL = process.env.DATABASE_URL || undefined;
 export const onRealPostgres = Boolean(SERVER_URL);
 
-/** Creates an empty database on the server and returns its URL and a dropper. */
-export async function createScratchDatabase(serverUrl = SERVER_URL!): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `qt_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: serverUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
+/** An empty database of its own on the DATABASE_URL server (dropped by the caller). */
+export const createScratchDatabase = (serverUrl = SERVER_URL!) => createScratch(serverUrl);
 
 export interface TestBroker {
   broker: Broker;
