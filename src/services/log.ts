@@ -20,7 +20,7 @@ import { ApiError } from '../errors.ts';
 import { jsonOf, zstdDecompress } from '../payload.ts';
 import { isoSql } from '../routers/common.ts';
 import type { AuthedContext } from '../trpc.ts';
-import { ensurePartitions, queueConfig } from './queues.ts';
+import { ensurePartitions, lockPartitionsForAppend, queueConfig } from './queues.ts';
 import { viaPrisma, type Queryable } from './sql.ts';
 
 /** Queen's consumer group for competing consumers: one cursor per partition, shared. */
@@ -120,6 +120,7 @@ export async function push(ctx: Ctx, items: PushItem[]): Promise<PushResult[]> {
   }
   const results = await transaction(ctx, async (db) => {
     await ensurePartitions(db, tenant, rows);
+    await lockPartitionsForAppend(db, rows.map((r) => ({ tenant, queue: r.queue, partition: r.partition })));
     for (const queue of new Set(rows.map((r) => r.queue))) {
       if (!(await queueConfig(db, tenant, queue)).encryptionEnabled) continue;
       // Refuse rather than store plaintext in a queue that promises encryption at rest.

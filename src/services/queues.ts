@@ -40,3 +40,27 @@ export async function ensurePartitions(db: Queryable, tenant: string, pairs: { q
     [tenant, uniq.map((p) => p.queue), uniq.map((p) => p.partition)],
   );
 }
+
+/**
+ * Serialises appends to the log per partition, until the caller's transaction ends.
+ *
+ * A frame's seq is drawn when it is inserted but becomes visible when its transaction commits. Two
+ * transactions appending to one partition could therefore commit out of seq order, and a pop that
+ * settled the later frame would move the partition's cursor past the earlier one — which would
+ * then never be delivered. Holding the partition rows from before the insert until commit makes
+ * commit order equal seq order within each partition. Rows are locked in key order, so appenders
+ * (push, the sweeper's fire) never deadlock on each other. Must run inside a transaction.
+ *
+ * $1 tenants, $2 queues, $3 partitions (parallel arrays; duplicates allowed).
+ * Locks: those partition rows, FOR UPDATE, until commit. Rows: one per distinct existing partition.
+ */
+export async function lockPartitionsForAppend(db: Queryable, keys: { tenant: string; queue: string; partition: string }[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db.query(
+    `SELECT 1 FROM partitions p
+     WHERE (p.tenant, p.queue, p.name) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))
+     ORDER BY p.tenant, p.queue, p.name
+     FOR UPDATE OF p`,
+    [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)],
+  );
+}

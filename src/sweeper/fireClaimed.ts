@@ -1,9 +1,13 @@
-// fireClaimed — moves claimed timers into the log: one statement, so one transaction.
+// fireClaimed — moves claimed timers into the log in one transaction: lock the destination
+// partitions for append (lockPartitionsForAppend: commit order = seq order per partition, so a
+// consumer's cursor never passes a frame still being fired), then one statement that deletes and
+// inserts.
 //
 // Parameters: $1 claim token, $2 tids of the timers to fire (tid[]), and the replacement bytes for
 //   timers whose stored payload cannot enter the log as it is (zstd: the log has no zstd flag):
 //   $3 tids (tid[]), $4 payloads (bytea[]), $5 encrypted flags (bool[]).
-// Locks: the deleted timer rows (ours by lease); the log's unique indexes for the inserted frames.
+// Locks: the destination partition rows (until commit); the deleted timer rows (ours by lease);
+//   the log's unique indexes for the inserted frames.
 // Rows: deletes the timers of $2 that still carry $1 — a broker that lost its lease deletes 0 and
 //   therefore inserts 0. Inserts one frame per deleted timer in deliverAt order (seq follows the
 //   ORDER BY), unless the log already holds its txn (ON CONFLICT DO NOTHING: the second line of
@@ -12,8 +16,10 @@
 //   the statement fails rather than delivering compressed bytes as if they were the payload.
 // Returns one row: deleted, inserted, and per tenant+queue the fire lags (created_at − deliver_at,
 //   PostgreSQL's clock, seconds).
-import type { Queryable } from '../services/sql.ts';
+import { lockPartitionsForAppend } from '../services/queues.ts';
+import { inTransaction } from '../services/sql.ts';
 import type { ClaimedTimer } from './claimDue.ts';
+import type { SweeperDb } from './db.ts';
 
 export interface Replacement {
   tid: string;
@@ -50,14 +56,17 @@ SELECT (SELECT count(*) FROM d)::int AS deleted,
   (SELECT coalesce(json_agg(g), '[]'::json)
      FROM (SELECT tenant, queue, array_agg(lag) AS lags FROM ins GROUP BY tenant, queue) g) AS queues`;
 
-export async function fireClaimed(db: Queryable, token: string, rows: ClaimedTimer[], replacements: Map<string, Replacement>): Promise<FireResult> {
+export async function fireClaimed(db: SweeperDb, token: string, rows: ClaimedTimer[], replacements: Map<string, Replacement>): Promise<FireResult> {
   const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
-  const r = await db.query(FIRE_CLAIMED_SQL, [
+  return inTransaction(db.pool, async (client) => {
+    await lockPartitionsForAppend(client, rows);
+    const r = await client.query(FIRE_CLAIMED_SQL, [
     token,
     rows.map((x) => x.tid),
     repl.map((x) => x.tid),
     repl.map((x) => x.payload),
-    repl.map((x) => x.encrypted),
-  ]);
-  return r.rows[0] as FireResult;
+      repl.map((x) => x.encrypted),
+    ]);
+    return r.rows[0] as FireResult;
+  });
 }

@@ -1,0 +1,51 @@
+// A frame's seq is drawn at insert but visible at commit. If a fire and a push could commit on one
+// partition out of seq order, a pop that settled the pushed frame would move the cursor past the
+// fired one, which would then never be delivered. Appends hold the partition until commit.
+// Real PostgreSQL only: embedded PGlite runs one transaction at a time, so the race cannot occur.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
+import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+
+describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order', () => {
+  let tb: TestBroker;
+  let sweeper: Sweeper;
+  beforeAll(async () => {
+    tb = await startTestBroker();
+    sweeper = createSweeper(tb.broker.services);
+    // Widens the fire's window: each timer frame's insert sleeps half a second inside the fire.
+    await tb.sql.query(`
+      CREATE FUNCTION slow_timer_frames() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.timer_key IS NOT NULL THEN PERFORM pg_sleep(0.5); END IF; RETURN NEW; END $$;
+      CREATE TRIGGER slow_timer_frames BEFORE INSERT ON messages FOR EACH ROW EXECUTE FUNCTION slow_timer_frames();`);
+  });
+  afterAll(async () => {
+    await sweeper?.stop();
+    await tb?.close();
+  });
+
+  it('a push during a fire waits for it, so no consumer cursor passes the fired frame', async () => {
+    const payload = Buffer.from('{"from":"timer"}').toString('base64');
+    const s = await api(tb, 'POST', '/api/v1/timers', {
+      body: { operations: [{ op: 'schedule', queue: 'mixed', timerKey: 'k', delayMs: 0, txn: 'timer-txn', payload }] },
+    });
+    expect(s.body.results[0].status).toBe('scheduled');
+
+    const fire = sweeper.sweepOnce();
+    await waitFor(async () => {
+      const r = await tb.sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()");
+      return r.rowCount! > 0;
+    });
+    const pushed = await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'mixed', payload: { from: 'push' }, transactionId: 'push-txn' }] } });
+    expect(pushed.status).toBe(201);
+    const delivered: string[] = [];
+    const popOnce = async () => {
+      const r = await api(tb, 'GET', '/api/v1/pop/queue/mixed?autoAck=true&batch=10');
+      if (r.status === 200) delivered.push(...r.body.messages.map((m: any) => m.transactionId));
+    };
+    await popOnce();
+    expect((await fire).fired).toBe(1);
+    await popOnce();
+    await popOnce();
+    expect(delivered).toEqual(['timer-txn', 'push-txn']);
+  });
+});
