@@ -78,6 +78,13 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/api/*', handler: apiHandler });
   badUrlHandler = apiHandler;
 
+  // While draining, every response closes its connection, so keep-alive sockets do not hold the
+  // shutdown open until their idle timeout.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (!state.ready) reply.header('connection', 'close');
+    return payload;
+  });
+
   app.addHook('onResponse', async (req, reply) => {
     // API requests are labelled with their contract route (one label per procedure, not per key).
     const route = (req as { apiRoute?: string }).apiRoute ?? req.routeOptions.url ?? 'unmatched';

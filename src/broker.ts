@@ -87,6 +87,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     },
     async close() {
       state.ready = false;
+      services.events.drain();
       await broker.sweeper?.stop();
       await app.close();
       await services.events.stop();

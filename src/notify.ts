@@ -76,6 +76,20 @@ export class Events {
     await this.listener?.end().catch(() => {});
   }
 
+  /** True once the broker started draining (see drain()). */
+  draining = false;
+
+  /** The broker is shutting down: wakes every waiter so long-polls answer now. */
+  drain(): void {
+    this.draining = true;
+    this.emitter.emit('drain');
+  }
+
+  onDrain(fn: () => void): () => void {
+    this.emitter.on('drain', fn);
+    return () => this.emitter.off('drain', fn);
+  }
+
   timerScheduled(deliverAtMs: number): void {
     this.publish({ k: 't', d: deliverAtMs });
   }

@@ -61,12 +61,35 @@ export class PayloadCipher {
   }
 }
 
+/**
+ * Nesting beyond this is not parsed into `data` (the frame still carries the exact bytes): a
+ * document nested tens of thousands deep parses, but cannot be serialised back (stack overflow).
+ */
+export const MAX_DATA_DEPTH = 512;
+
 /** The frame's `data` field: the bytes parsed when they are one JSON document, else undefined. */
 export function jsonOf(bytes: Buffer): unknown {
-  if (bytes.length === 0) return undefined;
+  if (bytes.length === 0 || nestingDepth(bytes) > MAX_DATA_DEPTH) return undefined;
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
     return undefined;
   }
+}
+
+/** The deepest [ / { nesting in JSON text, skipping strings; one pass over the bytes. */
+function nestingDepth(bytes: Buffer): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
 }

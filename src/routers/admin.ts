@@ -5,7 +5,7 @@ import { adminProcedure, router } from '../trpc.ts';
 
 const planFields = {
   maxPayloadBytes: z.number().int().positive().max(1024 * 1024).nullable(),
-  horizonSeconds: z.number().int().positive().nullable(),
+  horizonSeconds: z.number().int().positive().max(2_147_483_647).nullable(),
   maxPendingTimers: z.number().int().nonnegative().max(2_000_000_000).nullable(),
   scheduleRatePerSecond: z.number().int().positive().max(2_000_000_000).nullable(),
   storageLimitBytes: z.number().int().nonnegative().nullable(),

@@ -123,7 +123,12 @@ const ackFields = {
   partitionId: z.guid().describe("the frame's partitionId"),
   status: z.enum(['completed', 'failed', 'dlq']).default('completed').describe('failed: redelivered up to the queue\'s retryLimit, then DLQ'),
   leaseId: z.string().max(64).nullish().describe('the leaseId of the pop; when given it must be the live lease'),
-  error: z.string().max(10_000).nullish().describe('why it failed; kept on the dead letter'),
+  error: z
+    .string()
+    .max(10_000)
+    .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
+    .nullish()
+    .describe('why it failed; kept on the dead letter'),
 };
 
 const ackItem = z.strictObject({ ...ackFields, consumerGroup: consumerGroupName.nullish() }).meta({ id: 'Ack' });

@@ -30,6 +30,8 @@ export const TIMER_DLQ_GROUP = '__timers__';
 export const DEFAULT_PARTITION = 'Default';
 /** A notification is only a hint: a waiting pop re-checks the log at least this often. */
 export const POP_RECHECK_MS = 1_000;
+/** Payload bytes one pop hands out at most (the first frame always goes): 16 MiB. */
+export const POP_BATCH_BYTES = 16 * 1024 * 1024;
 
 type Ctx = AuthedContext;
 
@@ -44,6 +46,7 @@ function encryptionUnavailable(queue: string): ApiError {
   return new ApiError(
     'encryption_unavailable',
     `queue "${queue}" encrypts at rest but this broker has no QUEEN_ENCRYPTION_KEY; an operator must configure the key`,
+    { retryAfter: 60 },
   );
 }
 
@@ -271,13 +274,16 @@ export async function pop(ctx: Ctx, req: PopRequest): Promise<Frame[]> {
     signalled = true;
     wake?.();
   });
+  // A draining broker answers its long-polls at once (204) rather than lease frames to
+  // connections it is about to close.
+  const offDrain = ctx.events.onDrain(() => wake?.());
   const deadline = Date.now() + req.timeoutMs;
   try {
     for (;;) {
       signalled = false;
       const frames = await popOnce(ctx, req);
       const remaining = deadline - Date.now();
-      if (frames.length > 0 || remaining <= 0) return frames;
+      if (frames.length > 0 || remaining <= 0 || ctx.events.draining) return frames;
       if (signalled) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(remaining, POP_RECHECK_MS));
@@ -290,6 +296,7 @@ export async function pop(ctx: Ctx, req: PopRequest): Promise<Frame[]> {
     }
   } finally {
     off();
+    offDrain();
   }
 }
 
@@ -337,18 +344,25 @@ async function popOnce(ctx: Ctx, req: PopRequest): Promise<Frame[]> {
     const cursor = Number(target.cursor_seq);
     // The batch: the first unsettled frames after the cursor, in seq order (failed ones come
     // back in their place, so order survives a retry).
-    // $1 tenant, $2 queue, $3 partition, $4 group, $5 cursor, $6 batch size. Locks: none.
-    // Rows: 1..batch.
+    // The batch also stops at POP_BATCH_BYTES of payload (always at least one frame): a response
+    // carries each payload twice (base64 and data), and one too large to serialise would fail
+    // after the lease was taken, again and again.
+    // $1 tenant, $2 queue, $3 partition, $4 group, $5 cursor, $6 batch size, $7 byte budget.
+    // Locks: none. Rows: 1..batch.
     const batch = await db.query<FrameRow>(
-      `SELECT m.seq, m.id::text AS id, m.transaction_id, m.payload, m.encrypted, m.producer_sub,
-              ${isoSql('m.created_at')} AS created_at
-       FROM messages m
-       WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq > $5
-         AND NOT EXISTS (SELECT 1 FROM message_deliveries d
-                         WHERE d.tenant = m.tenant AND d.consumer_group = $4 AND d.message_seq = m.seq AND d.status <> 'failed')
-       ORDER BY m.seq
-       LIMIT $6`,
-      [tenant, req.queue, target.partition, group, cursor, req.batch],
+      `SELECT seq, id, transaction_id, payload, encrypted, producer_sub, created_at FROM (
+         SELECT m.seq, m.id::text AS id, m.transaction_id, m.payload, m.encrypted, m.producer_sub,
+                ${isoSql('m.created_at')} AS created_at,
+                sum(octet_length(m.payload)) OVER (ORDER BY m.seq) - octet_length(m.payload) AS bytes_before
+         FROM messages m
+         WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq > $5
+           AND NOT EXISTS (SELECT 1 FROM message_deliveries d
+                           WHERE d.tenant = m.tenant AND d.consumer_group = $4 AND d.message_seq = m.seq AND d.status <> 'failed')
+         ORDER BY m.seq
+         LIMIT $6) b
+       WHERE b.bytes_before < $7
+       ORDER BY seq`,
+      [tenant, req.queue, target.partition, group, cursor, req.batch, POP_BATCH_BYTES],
     );
     const seqs = batch.rows.map((r) => Number(r.seq));
     const batchEnd = seqs[seqs.length - 1];
