@@ -57,6 +57,12 @@ describe('timer keys in paths', () => {
     expect(timerKeyPath('a/.../b.')).toBe('a/.../b.');
   });
 
+  it('refuses "." and ".." as a queue name before sending: the URL would address another route', async () => {
+    const client = createClient({ baseUrl: 'http://127.0.0.1:1', token: 't', fetch: (() => { throw new Error('no request may be sent'); }) as any });
+    await expect(client.timers.cancel('..', 'other/k')).rejects.toThrow(TypeError);
+    await expect(client.timers.peek('.', 'k')).rejects.toThrow(TypeError);
+  });
+
   it('round-trips every key through a URL and the broker’s catch-all decoding', () => {
     const prefix = '/api/v1/timers/q/';
     fc.assert(

@@ -19,8 +19,13 @@ export function timerKeyPath(timerKey: string): string {
   return segments.map(encodeSegment).join('/');
 }
 
-/** A single path segment (a queue or partition name): everything unsafe, '/' included. */
+/**
+ * A single path segment (a queue or partition name): everything unsafe, '/' included. '.' and
+ * '..' are refused like dot segments in keys: `DELETE /api/v1/timers/../other/k` would be
+ * resolved to another route before it left the client.
+ */
 export function segmentPath(value: string): string {
+  if (value === '.' || value === '..') throw new TypeError(`${JSON.stringify(value)} cannot be a path segment`);
   return encodeSegment(value);
 }
 
