@@ -29,7 +29,10 @@ export interface AuthConfig {
   QUEEN_JWT_JWKS_URL?: string;
 }
 
-export type Verifier = (authorization: string | undefined) => Promise<Principal>;
+export type Verifier = ((authorization: string | undefined) => Promise<Principal>) & {
+  /** Settles when the verification key is usable; rejects at boot for an unusable public key. */
+  ready: Promise<void>;
+};
 
 export function createVerifier(cfg: AuthConfig): Verifier {
   let key: Promise<Uint8Array | CryptoKey | JWTVerifyGetKey>;
@@ -57,7 +60,7 @@ export function createVerifier(cfg: AuthConfig): Verifier {
     throw new Error('no JWT verification key: set QUEEN_JWT_SECRET, QUEEN_JWT_PUBLIC_KEY or QUEEN_JWT_JWKS_URL');
   }
 
-  return async (authorization) => {
+  const verify = async (authorization: string | undefined): Promise<Principal> => {
     if (!authorization) throw new ApiError('unauthenticated', 'missing Authorization header: send "Authorization: Bearer <token>"');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) throw new ApiError('unauthenticated', 'Authorization header must be "Bearer <token>"');
@@ -67,6 +70,10 @@ export function createVerifier(cfg: AuthConfig): Verifier {
       ({ payload } = await jwtVerify(m[1], k as Uint8Array, { algorithms }));
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new ApiError('token_expired', 'token expired: mint a new one');
+      // The key set could not be fetched: not the caller's fault, and retrying may help.
+      if (err instanceof joseErrors.JWKSTimeout || (cfg.QUEEN_JWT_JWKS_URL && !(err instanceof joseErrors.JOSEError))) {
+        throw new ApiError('auth_unavailable', 'the token signing keys cannot be fetched right now; retry shortly', { retryAfter: 5 }, { cause: err });
+      }
       throw new ApiError('token_invalid', 'token is malformed or its signature does not verify');
     }
     const claims = claimsSchema.safeParse(payload);
@@ -76,6 +83,7 @@ export function createVerifier(cfg: AuthConfig): Verifier {
     }
     return { sub: claims.data.sub, tenant: claims.data.tenant, grants: new Set(claims.data.grants) };
   };
+  return Object.assign(verify, { ready: key.then(() => undefined) });
 }
 
 export interface MintOptions {

@@ -52,6 +52,9 @@ export async function embeddedSecret(dataDir: string): Promise<string> {
 
 export async function createBroker(config: Config, opts: BrokerOptions = {}): Promise<Broker> {
   const state: AppState = { ready: false };
+  const verify = createVerifier(config);
+  // An unusable QUEEN_JWT_PUBLIC_KEY stops the start instead of answering 401 to everyone.
+  await verify.ready;
   const dataDir = opts.dataDir ?? join(config.QUEEN_DATA_DIR, 'pgdata');
   const db = await openDatabase({ url: config.DATABASE_URL, dataDir, poolSize: config.QUEEN_DB_POOL_SIZE });
   const metrics = createMetrics();
@@ -59,7 +62,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
   const services = {
     config,
     db,
-    verify: createVerifier(config),
+    verify,
     metrics,
     cluster: new ClusterFlagsCache(db),
     tenants: new TenantDirectory(db, config),

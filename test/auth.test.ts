@@ -107,3 +107,23 @@ describe('asymmetric keys', () => {
     }
   });
 });
+
+describe('key configuration', () => {
+  it('answers 503 auth_unavailable with Retry-After when the JWKS endpoint cannot be reached', async () => {
+    const other = await startTestBroker({ env: { QUEEN_JWT_SECRET: '', QUEEN_JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json' } });
+    try {
+      const { privateKey } = await generateKeyPair('RS256');
+      const token = await new SignJWT({ sub: 's', tenant: 'acme', grants: ['read'] }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).sign(privateKey);
+      const res = await api(other, 'GET', '/api/v1/usage', { token });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('auth_unavailable');
+      expect(res.headers['retry-after']).toBe('5');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('refuses to start with a QUEEN_JWT_PUBLIC_KEY that is not a public key', async () => {
+    await expect(startTestBroker({ env: { QUEEN_JWT_SECRET: '', QUEEN_JWT_PUBLIC_KEY: 'not a pem' } })).rejects.toThrow(/QUEEN_JWT_PUBLIC_KEY/);
+  });
+});

@@ -48,8 +48,15 @@ export async function startTestBroker(o: TestBrokerOptions = {}): Promise<TestBr
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...o.env,
   });
-  const broker = await createBroker(config, { dataDir: 'memory://', listen: o.listen ?? false, logger: false });
-  const address = await broker.start();
+  let broker: Broker;
+  let address: string;
+  try {
+    broker = await createBroker(config, { dataDir: 'memory://', listen: o.listen ?? false, logger: false });
+    address = await broker.start();
+  } catch (err) {
+    await scratch?.drop();
+    throw err;
+  }
   return {
     broker,
     config,
