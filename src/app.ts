@@ -50,6 +50,8 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     return sendApiError(reply, new ApiError('internal', 'internal error; it has been logged'));
   });
 
+  app.setNotFoundHandler((req, reply) => sendApiError(reply, new ApiError('route_not_found', `no route ${req.method} ${req.url.split('?')[0]}; see /docs`)));
+
   app.get('/health', async () => ({ ok: true }));
   app.get('/ready', async (_req, reply) => reply.code(state.ready ? 200 : 503).send({ ready: state.ready }));
   app.get('/metrics', async (_req, reply) => {

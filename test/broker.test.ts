@@ -54,6 +54,12 @@ describe('malformed requests', () => {
     expect(res.body.error.code).toBe('route_not_found');
   });
 
+  it('answers a path outside /api with the same error shape', async () => {
+    const res = await api(tb, 'GET', '/nowhere');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ ok: false, error: { code: 'route_not_found', message: expect.stringContaining('/nowhere') } });
+  });
+
   it('answers broken JSON with 400 invalid_json', async () => {
     const res = await api(tb, 'PUT', '/api/v1/admin/cluster', { body: '{"produceBlocked":' });
     expect(res.status).toBe(400);

@@ -117,7 +117,14 @@ export class Http {
       throw new QueenTimersError({ status: 0, code: 'network_error', message: `${spec.method} ${url.pathname}: ${(err as Error)?.message ?? err}`, cause: err });
     }
 
-    const text = await res.text();
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      // The connection broke mid-body: a network failure like any other (retried when allowed).
+      if (spec.signal?.aborted) throw spec.signal.reason ?? err;
+      throw new QueenTimersError({ status: 0, code: 'network_error', message: `${spec.method} ${url.pathname}: ${(err as Error)?.message ?? err}`, cause: err });
+    }
     let body: unknown;
     if (text) {
       try {
