@@ -20,6 +20,8 @@ export const ERRORS = {
   payload_too_large_for_plan: 403,
   storage_limit_exceeded: 403,
   timer_dlq_not_replayable: 403,
+  // A batch with more ops than the plan's per-second rate: no retry can admit it; split it.
+  batch_exceeds_rate: 403,
   // 404
   not_found: 404,
   route_not_found: 404,
@@ -36,6 +38,8 @@ export const ERRORS = {
   not_ready: 503,
   produce_blocked: 503,
   database_unavailable: 503,
+  // The JWKS endpoint could not be reached to verify a token.
+  auth_unavailable: 503,
   // The queue encrypts at rest but this broker has no QUEEN_ENCRYPTION_KEY: an operator must set it.
   encryption_unavailable: 503,
   // 500 — a bug; the message never carries internals.

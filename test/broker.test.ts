@@ -108,3 +108,21 @@ describe('configuration', () => {
 });
 
 export { waitFor };
+
+describe('input the validators cannot handle', () => {
+  it('answers a body nested thousands deep with 400, not 500', async () => {
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    const res = await api(tb, 'POST', '/api/v1/push', { body: `{"items":[{"queue":"q","payload":${deep}}]}` });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_failed');
+  });
+
+  it('refuses "." and ".." as queue names, and NUL in a list cursor', async () => {
+    const dot = await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: '..', payload: 1 }] } });
+    expect(dot.status).toBe(400);
+    expect(dot.body.error.field).toBe('items.0.queue');
+    const nul = await api(tb, 'GET', '/api/v1/timers/q?after=%00');
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.field).toBe('after');
+  });
+});

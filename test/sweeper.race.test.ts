@@ -1,6 +1,6 @@
 // A cancel racing the fire, through the real routes (POST /api/v1/timers, DELETE
 // /api/v1/timers/:queue/*timerKey) with the broker's sweeper running: every outcome is either
-// `cancelled` and no frame, or `too_late`/`absent` and exactly one frame.
+// `cancelled` and no frame, or `too_late`/`absent` and exactly one frame; after `absent` no row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 
@@ -37,6 +37,11 @@ describe('cancel racing the fire', () => {
       const c = await api(tb, 'DELETE', `/api/v1/timers/races/${key}`, { token });
       expect(c.status).toBe(200);
       outcomes.push({ key, txn, status: c.body.status });
+      // `absent` says "no longer pending": a row still there (nothing re-creates it) would be a lie.
+      if (c.body.status === 'absent') {
+        const left = await tb.sql.query(`SELECT txn FROM timers WHERE queue = 'races' AND timer_key = $1`, [key]);
+        expect({ key, rows: left.rows }).toEqual({ key, rows: [] });
+      }
     };
     for (let from = 0; from < RACES; from += CONCURRENT) {
       await Promise.all(Array.from({ length: Math.min(CONCURRENT, RACES - from) }, (_, j) => race(from + j)));

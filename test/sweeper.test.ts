@@ -162,16 +162,16 @@ describe('sweepOnce', () => {
     }
   });
 
-  it('a timer in backoff is unclaimed, so a cancel (DELETE of an unclaimed row) withdraws it', async () => {
+  it('a timer in backoff is unclaimed, so a cancel (DELETE /api/v1/timers/…) withdraws it', async () => {
     await rejectQueue(tb.sql, 'bad');
     try {
       await insertTimers(tb.sql, { queue: 'bad', count: 1 });
       await sweeper.sweepOnce();
-      const cancelled = await tb.sql.query(
-        `DELETE FROM timers WHERE tenant = 'acme' AND queue = 'bad' AND timer_key = 'k1'
-           AND (claim_token IS NULL OR claim_expires_at <= now()) RETURNING txn`,
-      );
-      expect(cancelled.rows).toEqual([{ txn: 'txn-k1' }]);
+      expect(await timer('k1')).toMatchObject({ attempts: 1 });
+      const res = await api(tb, 'DELETE', '/api/v1/timers/bad/k1');
+      expect(res.status, res.raw).toBe(200);
+      expect(res.body).toEqual({ ok: true, status: 'cancelled', queue: 'bad', timerKey: 'k1', txn: 'txn-k1' });
+      expect(await timer('k1')).toBeUndefined();
     } finally {
       await acceptQueue(tb.sql, 'bad');
     }

@@ -119,10 +119,14 @@ describe('each gate of POST, with its status and code; a refused batch changes n
     expect((await tb.sql.query('SELECT ops FROM schedule_rate_windows WHERE tenant = $1', [tenant])).rows[0].ops).toBe(3);
   });
 
-  it('rate: a batch larger than the per-second rate is refused whole, naming the split', async () => {
+  it('rate: a batch larger than the per-second rate is 403 batch_exceeds_rate (no retry admits it), naming the split', async () => {
     const { tenant, token } = await tenantWith({ scheduleRatePerSecond: 2 });
-    const res = await expectRefusedWhole(tenant, token, [sched('q', 'a'), sched('q', 'b'), sched('q', 'c')], 429, 'rate_limited');
-    expect(res.body.error.message).toMatch(/split/);
+    const res = await expectRefusedWhole(tenant, token, [sched('q', 'a'), sched('q', 'b'), sched('q', 'c')], 403, 'batch_exceeds_rate');
+    expect(res.body.error.message).toMatch(/split it into batches of at most 2 ops/);
+    expect(res.body.error.scheduleRatePerSecond).toBe(2);
+    expect(res.headers['retry-after']).toBeUndefined();
+    // A batch of exactly the rate is admitted.
+    expect((await batch(tb, [sched('q', 'a'), sched('q', 'b')], { token })).status).toBe(200);
   });
 
   it('pending quota: 429 pending_quota_exceeded with Retry-After when the batch could exceed it', async () => {

@@ -17,11 +17,23 @@ const STATUSES = ['scheduled', 'rescheduled', 'cancelled', 'too_late', 'absent']
 const OK = new Set(['scheduled', 'rescheduled', 'cancelled']);
 
 // A small key space so that ops collide, plus arbitrary strings (some invalid: control
-// characters, dot segments, empty).
+// characters, dot segments, empty), lone surrogates (invalid: PostgreSQL would store U+FFFD, so
+// 'a\ud800' and 'a\udc00' would be one row) and long multibyte keys on both sides of the
+// 1,024-byte limit (varied CJK, 3 bytes a character, which PostgreSQL cannot compress).
+const cjkArb = (min: number, max: number) =>
+  fc.array(fc.integer({ min: 0x4e00, max: 0x9fff }), { minLength: min, maxLength: max }).map((cps) => String.fromCodePoint(...cps));
 const keyArb = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('a', 'b', 'tenant/42', 'x y', '50%off', 'ü/日本', 'trail/') },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) },
+  { weight: 1, arbitrary: fc.constantFrom('a\ud800', 'a\udc00', '\udfff', 'x\ud83d', '\ude00/y', '😀') },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      cjkArb(330, 350), // 990–1,050 bytes
+      fc.constantFrom('é'.repeat(512), 'é'.repeat(513), '日'.repeat(341) + 'a', '日'.repeat(1024), '😀'.repeat(256), '😀'.repeat(257)),
+    ),
+  },
 );
 const queueArb = fc.constantFrom('q1', 'q2');
 

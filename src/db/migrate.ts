@@ -27,6 +27,9 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<stri
   const migrations = await listMigrations(dir);
   const applied: string[] = [];
   const client = await pool.connect();
+  // A dying connection also emits 'error'; the failing query reports it (see inTransaction).
+  const onError = () => {};
+  client.on('error', onError);
   try {
     for (const m of migrations) {
       await client.query('BEGIN');
@@ -48,6 +51,7 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<stri
       }
     }
   } finally {
+    client.off('error', onError);
     client.release();
   }
   return applied;

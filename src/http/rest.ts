@@ -12,7 +12,7 @@
 import { TRPCError } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { ApiError, type ApiErrorDetails, type ErrorCode, ERRORS, isConnectionError } from '../errors.ts';
+import { ApiError, type ApiErrorDetails, type ErrorCode, ERRORS, isConnectionError, sqlState } from '../errors.ts';
 
 export interface RestMeta {
   /** Success status when it is not 200 (e.g. 201 for push). */
@@ -122,8 +122,17 @@ export function toApiError(err: unknown): ApiError {
     if (err.cause instanceof ZodError && err.code === 'BAD_REQUEST') return fromZodError(err.cause);
     if (err.cause && isConnectionError(err.cause)) return unavailable(err.cause);
     if (err.code === 'TOO_MANY_REQUESTS') return new ApiError('rate_limited', err.message, { retryAfter: 1 });
+    // Input that could not even be validated (e.g. JSON nested so deep the validator overflows).
+    if (err.code === 'BAD_REQUEST' && !(err.cause instanceof ApiError)) {
+      return new ApiError('validation_failed', `(body): the input could not be validated: ${err.cause?.message ?? err.message}`, { field: '(body)' });
+    }
   }
   if (isConnectionError(err)) return unavailable(err);
+  // 54000 program_limit_exceeded: a value too large to index (btree row limit). The schemas cap
+  // keys in UTF-8 bytes so this should not happen; if it does, it is the input, not a bug.
+  if (sqlState(err) === '54000') {
+    return new ApiError('validation_failed', 'a key is too long to store (index row size limit); shorten the queue, partition, txn or timerKey', {}, { cause: err });
+  }
   return new ApiError('internal', 'internal error; it has been logged', {}, { cause: err });
 }
 

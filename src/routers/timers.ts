@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import * as timers from '../services/timers.ts';
 import { authedProcedure, produceProcedure, readProcedure, router } from '../trpc.ts';
-import { base64Payload, instant, partitionName, queueName, txnSchema } from './common.ts';
+import { base64Payload, instant, partitionName, queueName, txnSchema, utf8Key } from './common.ts';
 
 export const MAX_OPS_PER_BATCH = 256;
 export const LIST_LIMIT_DEFAULT = 100;
@@ -14,15 +14,14 @@ export const CANCEL_ROUTE_HINT = 'DELETE /api/v1/timers/:queue/*timerKey';
 /**
  * A timer key is a catch-all path tail: slashes allowed, control characters not. A '.' or '..'
  * segment is refused: URL clients and servers resolve dot segments (even as %2E), so such a key
- * could be scheduled but never peeked or cancelled through its path.
+ * could be scheduled but never peeked or cancelled through its path. At most 1,024 bytes (UTF-8).
  */
-export const timerKey = z
-  .string()
-  .min(1)
-  .max(1024)
+export const TIMER_KEY_MAX_BYTES = 1024;
+
+export const timerKey = utf8Key(TIMER_KEY_MAX_BYTES)
   .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
   .refine((k) => !/(^|\/)\.\.?(\/|$)/.test(k), "must not contain a '.' or '..' path segment")
-  .describe("the timer's key within its queue; may contain '/' (but no '.' or '..' segment)");
+  .describe("the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8)");
 
 const delayMs = z
   .number()
@@ -114,6 +113,16 @@ export const listResultSchema = z
 
 const keyPath = { queue: queueName, timerKey };
 
+/**
+ * The list's page size from the query string: clamped to [1, LIST_LIMIT_MAX], never rejected.
+ * Absent, empty or non-numeric → the default; Infinity → the maximum.
+ */
+export function listLimit(raw: string | undefined): number {
+  const n = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
+  if (Number.isNaN(n)) return LIST_LIMIT_DEFAULT;
+  return Math.min(LIST_LIMIT_MAX, Math.max(1, Math.floor(n)));
+}
+
 /** A refused batch that contains a cancel names the route that always works. */
 function hintWhenCancel(raw: Record<string, unknown>): Record<string, string> {
   const ops = raw.operations;
@@ -189,14 +198,26 @@ export const timersRouter = router({
     .input(
       z.strictObject({
         queue: queueName,
-        after: z.string().max(1024).optional().describe('exclusive cursor: the nextAfter of the previous page'),
-        limit: z.coerce.number().optional().describe(`page size, clamped to [1, ${LIST_LIMIT_MAX}]`),
+        after: z
+          .string()
+          .max(1024)
+          .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
+          .optional()
+          .describe('exclusive cursor: the nextAfter of the previous page'),
+        // A string on the wire (documented as an integer), parsed by listLimit: the contract clamps
+        // limit and never rejects it.
+        limit: z
+          .string()
+          .meta({
+            description: `page size (default ${LIST_LIMIT_DEFAULT}, clamped to [1, ${LIST_LIMIT_MAX}]); empty or non-numeric → the default`,
+            override: { type: 'integer' },
+          })
+          .optional(),
       }),
     )
     .output(listResultSchema)
     .query(({ ctx, input }) => {
-      const limit = Math.min(LIST_LIMIT_MAX, Math.max(1, Math.floor(input.limit ?? LIST_LIMIT_DEFAULT)));
-      return timers.list(ctx, input.queue, input.after, limit);
+      return timers.list(ctx, input.queue, input.after, listLimit(input.limit));
     }),
 
   usage: authedProcedure

@@ -15,6 +15,13 @@ export interface Queryable {
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  // A checked-out client whose connection dies (pg_terminate_backend, a restart) emits 'error'
+  // besides failing its query; unheard, that event would crash the process. The query's own
+  // rejection carries the failure; the client is discarded at release.
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -26,6 +33,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     });
     throw err;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }

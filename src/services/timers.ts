@@ -254,19 +254,24 @@ RETURNING t.queue, t.timer_key, (t.xmax = 0) AS inserted, t.txn, t.message_id::t
 
 /**
  * cancelTimers — $1 tenant, $2 queues, $3 timer_keys (distinct keys).
- * Locks: deletes (and so locks) each unclaimed row; a claimed row is left untouched.
+ * Locks: each unclaimed row, in key order (victims), then deletes it; a claimed row is left untouched.
+ * The DELETE joins on the key, not on the ctid victims returned: after waiting on a concurrent
+ * update, FOR UPDATE returns the newest row version, but the DELETE scans under the statement's
+ * snapshot and a ctid join to the old version would delete nothing. Joined on the key, the DELETE
+ * finds the old version and EvalPlanQual re-checks (and deletes) the newest one.
  * Rows: one per cancelled key.
  */
 const CANCEL_SQL = `
 WITH victims AS (
-  SELECT t.ctid AS row_id
+  SELECT t.queue, t.timer_key
     FROM timers t JOIN unnest($2::text[], $3::text[]) AS i(queue, timer_key)
       ON t.tenant = $1 AND t.queue = i.queue AND t.timer_key = i.timer_key
    WHERE ${NOT_CLAIMED}
    ORDER BY t.queue, t.timer_key
      FOR UPDATE OF t
 )
-DELETE FROM timers t USING victims v WHERE t.ctid = v.row_id
+DELETE FROM timers t USING victims v
+ WHERE t.tenant = $1 AND t.queue = v.queue AND t.timer_key = v.timer_key AND ${NOT_CLAIMED}
 RETURNING t.queue, t.timer_key, t.txn`;
 
 /**
@@ -281,14 +286,24 @@ SELECT 1 FROM timers t JOIN unnest($2::text[], $3::text[]) AS i(queue, timer_key
    FOR UPDATE OF t`;
 
 /**
- * claimedTimers — $1 tenant, $2 queues, $3 timer_keys. No lock. Rows: the claimed ones among the
- * keys (→ too_late), with the txn that will be delivered.
+ * timerStates — $1 tenant, $2 queues, $3 timer_keys. No lock. Rows: the existing ones among the
+ * keys, with their txn and whether they are claimed (→ too_late) or not (→ apply the op again).
  */
-const CLAIMED_SQL = `
-SELECT t.queue, t.timer_key, t.txn
+const STATES_SQL = `
+SELECT t.queue, t.timer_key, t.txn, coalesce(${CLAIMED.replaceAll('claim_expires_at', 't.claim_expires_at')}, false) AS claimed
   FROM timers t JOIN unnest($2::text[], $3::text[]) AS i(queue, timer_key)
-    ON t.tenant = $1 AND t.queue = i.queue AND t.timer_key = i.timer_key
- WHERE ${CLAIMED.replaceAll('claim_expires_at', 't.claim_expires_at')}`;
+    ON t.tenant = $1 AND t.queue = i.queue AND t.timer_key = i.timer_key`;
+
+/**
+ * An op that left a key unchanged is looked at again in a second statement, which may see a newer
+ * state: a claim cleared meanwhile (backoff, lease expiry, release) leaves the timer pending and
+ * unclaimed, so neither too_late nor absent would be true. The op is then applied again, at most
+ * this many times in all; a key that keeps changing hands beyond that answers 503, retry shortly.
+ */
+const MAX_APPLY_ROUNDS = 8;
+
+const keptChangingHands = () =>
+  new ApiError('database_unavailable', 'a timer kept changing hands between a sweeper and this request; retry shortly', { retryAfter: 1 });
 
 /**
  * admitAndMeter — $1 tenant, $2 ops in the batch, $3 billed messages. Last statement of a batch,
@@ -338,10 +353,11 @@ SELECT ((SELECT coalesce(sum(octet_length(payload)), 0) FROM timers WHERE tenant
 
 function rateRefusal(plan: EffectivePlan, admitted: number, batch: number): ApiError | undefined {
   if (batch > plan.scheduleRatePerSecond) {
+    // No retry can admit it (403: retrying will not help); only splitting can.
     return new ApiError(
-      'rate_limited',
-      `a batch of ${batch} ops exceeds the plan's rate of ${plan.scheduleRatePerSecond} ops/s; split it into smaller batches`,
-      { retryAfter: 1, scheduleRatePerSecond: plan.scheduleRatePerSecond },
+      'batch_exceeds_rate',
+      `a batch of ${batch} ops exceeds the plan's rate of ${plan.scheduleRatePerSecond} ops/s and can never be admitted; split it into batches of at most ${plan.scheduleRatePerSecond} ops`,
+      { scheduleRatePerSecond: plan.scheduleRatePerSecond },
     );
   }
   if (admitted > plan.scheduleRatePerSecond) {
@@ -404,7 +420,7 @@ async function storageRefusal(ctx: AuthedContext, q: Queryable, plan: EffectiveP
 // ---------------------------------------------------------------------------------------------
 // Applying a run of distinct keys.
 
-async function applySchedules(q: Queryable, tenant: string, sub: string, ops: ScheduleOp[], out: Applied[]): Promise<void> {
+async function applySchedules(q: Queryable, tenant: string, sub: string, ops: ScheduleOp[], out: Applied[], round = 1): Promise<void> {
   if (ops.length === 0) return;
   const r = await q.query<{
     queue: string;
@@ -427,8 +443,8 @@ async function applySchedules(q: Queryable, tenant: string, sub: string, ops: Sc
     ops.map((o) => o.encrypted),
   ]);
   const done = new Map(r.rows.map((row) => [keyOf(row.queue, row.timer_key), row]));
-  const claimed = ops.filter((o) => !done.has(keyOf(o.queue, o.timerKey)));
-  const claimedTxn = await claimedTxns(q, tenant, claimed);
+  const states = await timerStates(q, tenant, ops.filter((o) => !done.has(keyOf(o.queue, o.timerKey))));
+  const again: ScheduleOp[] = [];
   for (const op of ops) {
     const row = done.get(keyOf(op.queue, op.timerKey));
     const base = { queue: op.queue, timerKey: op.timerKey };
@@ -446,27 +462,39 @@ async function applySchedules(q: Queryable, tenant: string, sub: string, ops: Sc
       };
     } else {
       // The upsert left the row alone: it is in a sweeper's hands. Report the txn it will deliver.
-      out[op.index] = { result: { ok: false, status: 'too_late', ...base, txn: claimedTxn.get(keyOf(op.queue, op.timerKey)) ?? null } };
+      // Not claimed when looked at (released meanwhile, or gone): apply the schedule again.
+      const state = states.get(keyOf(op.queue, op.timerKey));
+      if (state?.claimed) out[op.index] = { result: { ok: false, status: 'too_late', ...base, txn: state.txn } };
+      else again.push(op);
     }
+  }
+  if (again.length) {
+    if (round >= MAX_APPLY_ROUNDS) throw keptChangingHands();
+    await applySchedules(q, tenant, sub, again, out, round + 1);
   }
 }
 
-async function claimedTxns(q: Queryable, tenant: string, ops: { queue: string; timerKey: string }[]): Promise<Map<string, string>> {
+async function timerStates(
+  q: Queryable,
+  tenant: string,
+  ops: { queue: string; timerKey: string }[],
+): Promise<Map<string, { txn: string; claimed: boolean }>> {
   if (ops.length === 0) return new Map();
-  const r = await q.query<{ queue: string; timer_key: string; txn: string }>(CLAIMED_SQL, [
+  const r = await q.query<{ queue: string; timer_key: string; txn: string; claimed: boolean }>(STATES_SQL, [
     tenant,
     ops.map((o) => o.queue),
     ops.map((o) => o.timerKey),
   ]);
-  return new Map(r.rows.map((row) => [keyOf(row.queue, row.timer_key), row.txn]));
+  return new Map(r.rows.map((row) => [keyOf(row.queue, row.timer_key), { txn: row.txn, claimed: row.claimed }]));
 }
 
 /**
  * Cancels distinct keys: unclaimed → deleted (cancelled); claimed → too_late; no row → absent.
- * A key that is neither deleted nor claimed when looked at again (fired or cancelled meanwhile)
- * is absent: "no longer pending".
+ * A key that is not deleted and has no row when looked at again (fired or cancelled meanwhile) is
+ * absent: "no longer pending". One whose row is there and unclaimed by then (its claim was
+ * cleared between the two statements) is still pending: the cancel is applied again.
  */
-async function applyCancels(q: Queryable, tenant: string, ops: CancelOp[], out: Applied[]): Promise<void> {
+async function applyCancels(q: Queryable, tenant: string, ops: CancelOp[], out: Applied[], round = 1): Promise<void> {
   if (ops.length === 0) return;
   const r = await q.query<{ queue: string; timer_key: string; txn: string }>(CANCEL_SQL, [
     tenant,
@@ -474,18 +502,25 @@ async function applyCancels(q: Queryable, tenant: string, ops: CancelOp[], out: 
     ops.map((o) => o.timerKey),
   ]);
   const deleted = new Map(r.rows.map((row) => [keyOf(row.queue, row.timer_key), row.txn]));
-  const claimedTxn = await claimedTxns(
+  const states = await timerStates(
     q,
     tenant,
     ops.filter((o) => !deleted.has(keyOf(o.queue, o.timerKey))),
   );
+  const again: CancelOp[] = [];
   for (const op of ops) {
     const k = keyOf(op.queue, op.timerKey);
     const base = { queue: op.queue, timerKey: op.timerKey };
     const rowTxn = deleted.get(k);
+    const state = states.get(k);
     if (rowTxn !== undefined) out[op.index] = { result: { ok: true, status: 'cancelled', ...base, txn: op.txn ?? rowTxn } };
-    else if (claimedTxn.has(k)) out[op.index] = { result: { ok: false, status: 'too_late', ...base, txn: op.txn ?? claimedTxn.get(k)! } };
-    else out[op.index] = { result: { ok: false, status: 'absent', ...base, txn: op.txn } };
+    else if (!state) out[op.index] = { result: { ok: false, status: 'absent', ...base, txn: op.txn } };
+    else if (state.claimed) out[op.index] = { result: { ok: false, status: 'too_late', ...base, txn: op.txn ?? state.txn } };
+    else again.push(op);
+  }
+  if (again.length) {
+    if (round >= MAX_APPLY_ROUNDS) throw keptChangingHands();
+    await applyCancels(q, tenant, again, out, round + 1);
   }
 }
 
@@ -602,7 +637,8 @@ type CancelResult = Extract<TimerResult, { status: 'cancelled' | 'too_late' | 'a
 
 /**
  * The cancel route: no plan gate, no grant, no block — only the boot flag (applied by the HTTP
- * layer) and knowing the tenant. One DELETE, plus a look-up when nothing was deleted.
+ * layer) and knowing the tenant. One DELETE, plus a look-up when nothing was deleted (and the
+ * DELETE again if the timer was released meanwhile).
  */
 export async function cancelOne(ctx: AuthedContext, queue: string, timerKey: string, txn?: string): Promise<CancelResult> {
   const out: Applied[] = [];

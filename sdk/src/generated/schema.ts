@@ -284,9 +284,9 @@ export interface components {
         TimerOperation: {
             /** @constant */
             op: "schedule";
-            /** @description queue name (created on first use) */
+            /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
             queue: string;
-            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment) */
+            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8) */
             timerKey: string;
             /** @description milliseconds from now (PostgreSQL clock); the only way to say when — no absolute instants */
             delayMs: number;
@@ -297,14 +297,14 @@ export interface components {
              * @description the exact payload bytes, base64
              */
             payload: string;
-            /** @description partition within the queue (default 'Default') */
+            /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
             partition?: string;
         } | {
             /** @constant */
             op: "reschedule";
-            /** @description queue name (created on first use) */
+            /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
             queue: string;
-            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment) */
+            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8) */
             timerKey: string;
             /** @description milliseconds from now (PostgreSQL clock); the only way to say when — no absolute instants */
             delayMs: number;
@@ -315,22 +315,22 @@ export interface components {
              * @description the exact payload bytes, base64
              */
             payload: string;
-            /** @description partition within the queue (default 'Default') */
+            /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
             partition?: string;
         } | {
             /** @constant */
             op: "cancel";
-            /** @description queue name (created on first use) */
+            /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
             queue: string;
-            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment) */
+            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8) */
             timerKey: string;
-            /** @description transaction id: the log deduplicates on it per queue and partition */
+            /** @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8) */
             txn?: string;
         };
         PushItem: {
-            /** @description queue name (created on first use) */
+            /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
             queue: string;
-            /** @description partition within the queue (default 'Default') */
+            /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
             partition?: string;
             /** @description any JSON document; stored as the exact UTF-8 bytes of its JSON text */
             payload: components["schemas"]["__schema0"];
@@ -338,7 +338,7 @@ export interface components {
             transactionId?: string;
         };
         Ack: {
-            /** @description transaction id: the log deduplicates on it per queue and partition */
+            /** @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8) */
             transactionId: string;
             /**
              * Format: uuid
@@ -889,7 +889,7 @@ export interface components {
                  * @description stable error code; never reused
                  * @enum {string}
                  */
-                code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "not_found" | "route_not_found" | "lease_mismatch" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "encryption_unavailable" | "internal";
+                code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "batch_exceeds_rate" | "not_found" | "route_not_found" | "lease_mismatch" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "auth_unavailable" | "encryption_unavailable" | "internal";
                 /** @description what went wrong and how to fix it, naming the field */
                 message: string;
                 /** @description the offending input field, when there is one */
@@ -994,7 +994,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description queue name (created on first use) */
+                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
                 queue: string;
                 /** @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded. */
                 timerKey: string;
@@ -1066,7 +1066,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description queue name (created on first use) */
+                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
                 queue: string;
                 /** @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded. */
                 timerKey: string;
@@ -1130,7 +1130,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description queue name (created on first use) */
+                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
                 queue: string;
             };
             cookie?: never;
@@ -1261,7 +1261,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description queue name (created on first use) */
+                    /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
                     queue: string;
                     /** @default {} */
                     options?: {
@@ -1414,7 +1414,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description queue name (created on first use) */
+                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
                 queue: string;
             };
             cookie?: never;
@@ -1488,9 +1488,9 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description queue name (created on first use) */
+                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
                 queue: string;
-                /** @description partition within the queue (default 'Default') */
+                /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
                 partition: string;
             };
             cookie?: never;
@@ -1563,7 +1563,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description transaction id: the log deduplicates on it per queue and partition */
+                    /** @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8) */
                     transactionId: string;
                     /**
                      * Format: uuid
