@@ -67,7 +67,13 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
         ready: () => state.ready,
         call: async (procedurePath, input, request) => {
           const res: Context['res'] = { headers: {} };
-          const ctx: Context = { ...services, log: request.log, authorization: request.headers.authorization, res };
+          // Aborted when the client goes away before its response is written (a long-poll whose
+          // caller hung up must not go on leasing frames to nobody).
+          const gone = new AbortController();
+          reply.raw.once('close', () => {
+            if (!reply.raw.writableFinished) gone.abort();
+          });
+          const ctx: Context = { ...services, log: request.log, authorization: request.headers.authorization, res, signal: gone.signal };
           const caller = createCaller(ctx) as any;
           const fn = procedurePath.split('.').reduce((acc: any, k) => acc[k], caller);
           const data = await fn(input);

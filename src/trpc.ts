@@ -32,6 +32,8 @@ export interface Context extends Services {
   authorization: string | undefined;
   /** Response headers a procedure wants sent (e.g. 201 status is set via `status`). */
   res: { status?: number; headers: Record<string, string> };
+  /** Aborted when the client disconnects before its response. */
+  signal: AbortSignal;
 }
 
 const t = initTRPC.meta<OpenApiMeta<{ rest?: RestMeta }>>().context<Context>().create({

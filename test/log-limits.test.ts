@@ -64,6 +64,28 @@ describe('input PostgreSQL cannot hold', () => {
   });
 });
 
+describe('a long-poll whose caller hung up', () => {
+  it('stops waiting and leases nothing: the next consumer gets the frame at once', async () => {
+    const own = await startTestBroker({ listen: true });
+    try {
+      const token = await own.token();
+      const emitter = (own.broker.services.events as unknown as { emitter: import('node:events').EventEmitter }).emitter;
+      const hangUp = new AbortController();
+      const poll = fetch(`${own.url}/api/v1/pop/queue/gone?wait=true&timeout=60000`, { headers: { authorization: `Bearer ${token}` }, signal: hangUp.signal });
+      await waitFor(() => emitter.listenerCount('messages') > 0);
+      hangUp.abort();
+      await poll.catch(() => {});
+      await waitFor(() => emitter.listenerCount('messages') === 0);
+      await api(own, 'POST', '/api/v1/push', { body: { items: [{ queue: 'gone', payload: 1, transactionId: 'g1' }] } });
+      const res = await api(own, 'GET', '/api/v1/pop/queue/gone');
+      expect(res.status).toBe(200);
+      expect(res.body.messages[0].transactionId).toBe('g1');
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('draining', () => {
   it('answers an open long-poll with 204 and closes its connection when the broker stops', async () => {
     const own = await startTestBroker({ listen: true });

@@ -277,10 +277,14 @@ export async function pop(ctx: Ctx, req: PopRequest): Promise<Frame[]> {
   // A draining broker answers its long-polls at once (204) rather than lease frames to
   // connections it is about to close.
   const offDrain = ctx.events.onDrain(() => wake?.());
+  const onGone = () => wake?.();
+  ctx.signal.addEventListener('abort', onGone);
   const deadline = Date.now() + req.timeoutMs;
   try {
     for (;;) {
       signalled = false;
+      // The caller hung up: take no lease on its behalf.
+      if (ctx.signal.aborted) return [];
       const frames = await popOnce(ctx, req);
       const remaining = deadline - Date.now();
       if (frames.length > 0 || remaining <= 0 || ctx.events.draining) return frames;
@@ -297,6 +301,7 @@ export async function pop(ctx: Ctx, req: PopRequest): Promise<Frame[]> {
   } finally {
     off();
     offDrain();
+    ctx.signal.removeEventListener('abort', onGone);
   }
 }
 
