@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {
@@ -107,7 +107,6 @@ describe('configuration', () => {
   });
 });
 
-export { waitFor };
 
 describe('input the validators cannot handle', () => {
   it('answers a body nested thousands deep with 400, not 500', async () => {

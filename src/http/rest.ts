@@ -12,7 +12,7 @@
 import { TRPCError } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { ApiError, type ApiErrorDetails, type ErrorCode, ERRORS, isConnectionError, sqlState } from '../errors.ts';
+import { ApiError, type ApiErrorDetails, type ErrorCode, isConnectionError, sqlState } from '../errors.ts';
 
 export interface RestMeta {
   /** Success status when it is not 200 (e.g. 201 for push). */
@@ -221,5 +221,3 @@ export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply
     return refuse(apiErr);
   }
 }
-
-export { ERRORS };

@@ -1,7 +1,6 @@
 // The timer routes: the contract (shared/seeds/timer-routes.txt) rule by rule. The schemas here
 // are the wire; src/services/timers.ts holds the SQL and the gates.
 import { z } from 'zod';
-import { ApiError } from '../errors.ts';
 import * as timers from '../services/timers.ts';
 import { authedProcedure, produceProcedure, readProcedure, router } from '../trpc.ts';
 import { base64Payload, instant, partitionName, queueName, txnSchema, utf8Key } from './common.ts';
@@ -234,5 +233,3 @@ export const timersRouter = router({
     .output(z.object({ tenant: z.string(), period: z.string(), messages: z.number().int() }).meta({ id: 'Usage' }))
     .query(({ ctx, input }) => timers.usage(ctx, input.period)),
 });
-
-export { ApiError };

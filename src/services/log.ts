@@ -20,14 +20,11 @@ import { ApiError } from '../errors.ts';
 import { jsonOf, zstdDecompress } from '../payload.ts';
 import { isoSql } from '../routers/common.ts';
 import type { AuthedContext } from '../trpc.ts';
-import { ensurePartitions, lockPartitionsForAppend, queueConfig } from './queues.ts';
+import { DEFAULT_PARTITION, ensurePartitions, lockPartitionsForAppend, queueConfig } from './queues.ts';
 import { viaPrisma, type Queryable } from './sql.ts';
 
 /** Queen's consumer group for competing consumers: one cursor per partition, shared. */
 export const QUEUE_MODE = '__QUEUE_MODE__';
-/** The sweeper's synthetic consumer group for timers that exhausted their fire attempts. */
-export const TIMER_DLQ_GROUP = '__timers__';
-export const DEFAULT_PARTITION = 'Default';
 /** A notification is only a hint: a waiting pop re-checks the log at least this often. */
 export const POP_RECHECK_MS = 1_000;
 /** Payload bytes one pop hands out at most (the first frame always goes): 16 MiB. */

@@ -7,6 +7,9 @@ export interface QueueConfig {
   retryLimit: number;
 }
 
+/** The partition of a push or schedule that names none. */
+export const DEFAULT_PARTITION = 'Default';
+
 const DEFAULTS: QueueConfig = { encryptionEnabled: false, leaseTimeSeconds: 300, retryLimit: 3 };
 
 /** The queue's options; a queue that does not exist yet has the defaults. */

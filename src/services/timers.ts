@@ -20,11 +20,10 @@ import { maybeCompress } from '../payload.ts';
 import type { TimerOperation, TimerResult, TimerStatus } from '../routers/timers.ts';
 import { isoSql } from '../routers/common.ts';
 import type { AuthedContext } from '../trpc.ts';
-import { ensurePartitions } from './queues.ts';
+import { DEFAULT_PARTITION, ensurePartitions } from './queues.ts';
 import { inTransaction, type Queryable } from './sql.ts';
 import type { EffectivePlan } from './tenants.ts';
 
-export const DEFAULT_PARTITION = 'Default';
 
 /** Retry-After of a full pending-timer quota: it frees only as timers fire, so not every second. */
 export const QUOTA_RETRY_AFTER_SECONDS = 30;
