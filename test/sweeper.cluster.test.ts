@@ -105,7 +105,8 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
     cleanups.push(() => sweeping.close());
     const other = await startTestBroker({ databaseUrl: sweeping.broker.db.url });
     cleanups.push(() => other.close());
-    await new Promise((r) => setTimeout(r, 300)); // the sweeper is now asleep for up to 60 s
+    // Once the loop sleeps for its maximum, only the notification can fire the timer within 10 s.
+    await waitFor(() => (sweeping.broker.sweeper as unknown as { wakeSleeper?: unknown }).wakeSleeper !== undefined);
     const [t] = await insertTimers(other.sql, { dueInMs: 200 });
     other.broker.services.events.timerScheduled(t.deliverAtMs);
     const frame = await waitFor(async () => (await sweeping.sql.query('SELECT created_at, deliver_at FROM messages')).rows[0], { timeout: 10_000 });

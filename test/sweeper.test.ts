@@ -315,8 +315,9 @@ describe('the loop', () => {
   it('a schedule landing before the next wake-up wakes the sweeper: a timer due in ~200 ms fires promptly', async () => {
     const woke = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_MAX_SLEEP_MS: '60000' } });
     try {
-      // Let the loop go to sleep for its maximum (nothing pending), then schedule.
-      await new Promise((r) => setTimeout(r, 300));
+      // Wait until the loop sleeps for its maximum (nothing pending): only the wake-up can then
+      // fire the timer within the 10 s below.
+      await waitFor(() => (woke.broker.sweeper as unknown as { wakeSleeper?: unknown }).wakeSleeper !== undefined);
       const [t] = await insertTimers(woke.sql, { dueInMs: 200 });
       woke.broker.services.events.timerScheduled(t.deliverAtMs);
       const frame = await waitFor(async () => (await woke.sql.query('SELECT created_at, deliver_at FROM messages')).rows[0], { timeout: 10_000 });
