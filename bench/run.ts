@@ -15,7 +15,7 @@ import { mintToken } from '../src/auth.ts';
 import { createBroker, type Broker } from '../src/broker.ts';
 import { loadConfig } from '../src/config.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
-import { startSweeper, type Sweeper } from '../src/sweeper/index.ts';
+import { startSweeper } from '../src/sweeper/index.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, def: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? def);
@@ -114,7 +114,7 @@ async function measureTrickle(broker: Broker, sql: pg.Pool) {
        RETURNING (extract(epoch FROM deliver_at) * 1000)::float8 AS d`,
       [key, delay, queue],
     );
-    broker.services.events.timerScheduled(r.rows[0].d);
+    broker.services.notifier.timerScheduled(r.rows[0].d);
   };
   const run = async (queue: string, n: number, spanMs: number) => {
     const started = Date.now();

@@ -52,7 +52,7 @@ export async function handle(qt: QueenTimersClient, job: EmailJob, send: (job: E
     });
     // too_late: the previous retry timer under this key is being fired right now; acking `failed`
     // lets the log redeliver this frame and we try again.
-    if (!r.ok) throw new Error(`job ${job.jobId}: retry timer ${r.status}`);
+    if (!r.ok) throw new Error(`job ${job.jobId}: retry timer ${r.status}`, { cause: err });
     log(`job ${job.jobId}: attempt ${job.attempt} failed (${reason}); retry ${next} in ${delayMs} ms (${r.status})`);
     return 'completed';
   }

@@ -3,11 +3,12 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { CONTRACT_ROUTES } from './contract/index.ts';
+import { createContext, type Services } from './context.ts';
 import { ApiError } from './errors.ts';
 import { collectRoutes, dispatch, sendApiError } from './http/rest.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import { appRouter, createCaller } from './routers/_app.ts';
-import type { Context, Services } from './trpc.ts';
+import { createCaller } from './routers/_app.ts';
 
 export interface AppState {
   /** The boot flag: false while migrating or draining; /api answers 503 while false. */
@@ -21,6 +22,7 @@ export interface BuildOptions {
 export async function buildApp(services: Services, state: AppState, opts: BuildOptions = {}): Promise<FastifyInstance> {
   // Set once the /api handler exists: Fastify's router refuses URLs with a bare '%' before any
   // route runs, but a timer key like `50%off` written naturally must still reach its route.
+  // eslint-disable-next-line prefer-const -- assigned below, once the handler exists; read by the closure
   let badUrlHandler: ((req: any, reply: any) => unknown) | undefined;
   const app = Fastify({
     logger: opts.logger ?? false,
@@ -59,25 +61,24 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     return services.metrics.registry.metrics();
   });
 
-  const routes = collectRoutes(appRouter);
+  const routes = collectRoutes(CONTRACT_ROUTES);
   const apiHandler = async (req: any, reply: any) =>
     dispatch(
       {
         routes,
         ready: () => state.ready,
         call: async (procedurePath, input, request) => {
-          const res: Context['res'] = { headers: {} };
           // Aborted when the client goes away before its response is written (a long-poll whose
           // caller hung up must not go on leasing frames to nobody).
           const gone = new AbortController();
           reply.raw.once('close', () => {
             if (!reply.raw.writableFinished) gone.abort();
           });
-          const ctx: Context = { ...services, log: request.log, authorization: request.headers.authorization, res, signal: gone.signal };
-          const caller = createCaller(ctx) as any;
-          const fn = procedurePath.split('.').reduce((acc: any, k) => acc[k], caller);
-          const data = await fn(input);
-          return { data, status: res.status, headers: res.headers };
+          const ctx = createContext(services, { log: request.log, authorization: request.headers.authorization, signal: gone.signal });
+          const caller = createCaller(ctx) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
+          const [area, name] = procedurePath.split('.');
+          const data = await caller[area][name](input);
+          return { data, status: ctx.res.status, headers: ctx.res.headers };
         },
       },
       req,

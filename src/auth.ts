@@ -3,13 +3,12 @@
 // grants ⊆ {produce, consume, read, admin}.
 import { createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
+import { tenantName } from './contract/common.ts';
 import { ApiError } from './errors.ts';
 
 export const GRANTS = ['produce', 'consume', 'read', 'admin'] as const;
 export type Grant = (typeof GRANTS)[number];
 
-/** Tenant names and subjects: printable, no control characters, bounded. */
-export const tenantName = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
 
 const claimsSchema = z.object({
   sub: z.string().min(1).max(256),

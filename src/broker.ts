@@ -10,12 +10,13 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
 import { createMetrics } from './metrics.ts';
-import { Events } from './notify.ts';
+import { Notifier } from './notify.ts';
 import { PayloadCipher } from './payload.ts';
 import { ClusterFlagsCache } from './services/cluster.ts';
+import { PendingCounts } from './services/timers/gates.ts';
 import { TenantDirectory } from './services/tenants.ts';
 import { startSweeper, type Sweeper } from './sweeper/index.ts';
-import type { Services } from './trpc.ts';
+import type { Services } from './context.ts';
 
 export interface Broker {
   app: FastifyInstance;
@@ -66,13 +67,14 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     metrics,
     cluster: new ClusterFlagsCache(db),
     tenants: new TenantDirectory(db, config),
+    pendingCounts: new PendingCounts(),
     cipher: config.QUEEN_ENCRYPTION_KEY ? new PayloadCipher(config.QUEEN_ENCRYPTION_KEY) : undefined,
   } as Services;
   const app = await buildApp(services, state, { logger: opts.logger });
   services.log = app.log;
   db.pool.removeAllListeners('error');
   db.pool.on('error', (err) => app.log.warn({ err }, 'idle database connection lost'));
-  services.events = new Events(db.pool, !db.embedded, (err) => app.log.warn({ err }, 'notification channel error'));
+  services.notifier = new Notifier(db.pool, !db.embedded, (err: Error) => app.log.warn({ err }, 'notification channel error'));
 
   const broker: Broker = {
     app,
@@ -83,17 +85,17 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     async start() {
       const address = opts.listen === false ? '' : await app.listen({ port: config.PORT, host: config.HOST });
       await migrate(db.pool);
-      await services.events.start(db.url);
+      await services.notifier.start(db.url);
       state.ready = true;
       if (config.QUEEN_SWEEPER_ENABLED) broker.sweeper = startSweeper(services);
       return address;
     },
     async close() {
       state.ready = false;
-      services.events.drain();
+      services.notifier.drain();
       await broker.sweeper?.stop();
       await app.close();
-      await services.events.stop();
+      await services.notifier.stop();
       await db.close();
     },
   };

@@ -22,7 +22,20 @@ export interface MessagesPushed {
 
 type Wire = ({ k: 't'; d: number } | { k: 'm'; t: string; q: string }) & { b?: string };
 
-export class Events {
+/** Reconnect pause after the LISTEN connection drops: 100 ms doubling to 10 s, jittered (see reconnectDelayMs). */
+export const RECONNECT_BASE_MS = 100;
+export const RECONNECT_CAP_MS = 10_000;
+
+/**
+ * The pause before reconnect attempt `attempt` (0-based): "equal jitter", half fixed and half
+ * random, so brokers that lost PostgreSQL together do not reconnect in lockstep.
+ */
+export function reconnectDelayMs(attempt: number, random = Math.random): number {
+  const full = Math.min(RECONNECT_CAP_MS, RECONNECT_BASE_MS * 2 ** Math.min(attempt, 20));
+  return full / 2 + random() * (full / 2);
+}
+
+export class Notifier {
   private readonly emitter = new EventEmitter();
   private listener: pg.Client | undefined;
   private stopped = false;
@@ -37,17 +50,18 @@ export class Events {
     this.emitter.setMaxListeners(0);
   }
 
-  /** Starts LISTEN on a dedicated connection, reconnecting with a 1 s pause when it drops. */
+  /** Starts LISTEN on a dedicated connection, reconnecting with jittered backoff when it drops. */
   async start(connectionString: string): Promise<void> {
     if (!this.crossBroker) return;
+    let failures = 0;
+    const retry = () => {
+      if (this.stopped) return;
+      setTimeout(() => void connect(), reconnectDelayMs(failures++)).unref();
+    };
     const connect = async () => {
       if (this.stopped) return;
       const client = new pg.Client({ connectionString });
       client.on('error', (err) => this.onError(err));
-      client.on('end', () => {
-        this.listener = undefined;
-        if (!this.stopped) setTimeout(() => void connect().catch(this.onError), 1_000).unref();
-      });
       client.on('notification', (n) => {
         if (n.channel !== NOTIFY_CHANNEL || !n.payload) return;
         try {
@@ -60,13 +74,18 @@ export class Events {
       try {
         await client.connect();
         await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
-        this.listener = client;
-        // Anything published while we were disconnected is picked up by the periodic checks.
-        this.emitter.emit('reconnected');
       } catch (err) {
         this.onError(err as Error);
         await client.end().catch(() => {});
+        return retry();
       }
+      // Anything published while we were disconnected is picked up by the periodic checks.
+      failures = 0;
+      this.listener = client;
+      client.on('end', () => {
+        this.listener = undefined;
+        retry();
+      });
     };
     await connect();
   }

@@ -4,6 +4,7 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
+import { CONTRACT_ROUTES } from './contract/index.ts';
 import { ERRORS } from './errors.ts';
 import { appRouter } from './routers/_app.ts';
 
@@ -47,19 +48,15 @@ export function buildOpenApiDocument(): OpenAPIObject {
   const { components } = createDocument({ openapi: '3.1.0', info: { title: '', version: '' }, components: { schemas: { Error: errorSchema } } });
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...components?.schemas } };
 
-  const byPath = new Map<string, any>();
-  for (const p of Object.values(appRouter._def.procedures) as any[]) {
-    const meta = p._def.meta;
-    if (meta?.openapi) byPath.set(`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, meta);
-  }
+  const byPath = new Map(Object.values(CONTRACT_ROUTES).map((def) => [`${def.method.toLowerCase()} ${def.path}`, def]));
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(item as Record<string, any>)) {
-      const meta = byPath.get(`${method} ${path}`);
+      const def = byPath.get(`${method} ${path}`);
       const responses: Record<string, any> = {};
       for (const [status, resp] of Object.entries(op.responses as Record<string, any>)) {
         const code = Number(status);
         if (code < 400) {
-          responses[String(code === 200 && meta?.rest?.status ? meta.rest.status : code)] = resp;
+          responses[String(code === 200 && def?.status ? def.status : code)] = resp;
         } else {
           responses[status] = {
             description: STATUS_TEXT[code] ?? resp.description,
@@ -74,7 +71,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
         };
       }
       op.responses = responses;
-      const catchAll = meta?.rest?.catchAll;
+      const catchAll = def?.catchAll;
       if (catchAll) {
         for (const param of op.parameters ?? []) {
           if (param.in === 'path' && param.name === catchAll) {

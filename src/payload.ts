@@ -93,3 +93,46 @@ function nestingDepth(bytes: Buffer): number {
   }
   return max;
 }
+
+/** A stored payload as a reader sees it (a frame or a dead letter). */
+export interface ReadablePayload {
+  /** base64 of the readable bytes; of the stored bytes when they cannot be read. */
+  payload: string;
+  data?: unknown;
+  /** true only when the bytes could not be decrypted: payload is then the ciphertext. */
+  encrypted: boolean;
+  error?: string;
+}
+
+/**
+ * Stored bytes → what a reader sees: the inverse of seal-at-rest — decrypted, then decompressed,
+ * then parsed into `data` when they are one JSON document. A payload that cannot be read (no key,
+ * rotated key, corruption) is returned as stored, with an error — never thrown: one bad frame
+ * must not make a whole batch (or the partition) unreadable.
+ */
+export async function openStored(cipher: PayloadCipher | undefined, stored: Buffer, encrypted: boolean, zstd = false): Promise<ReadablePayload> {
+  let bytes = stored;
+  if (encrypted) {
+    if (!cipher) {
+      return { payload: stored.toString('base64'), encrypted: true, error: 'payload is encrypted and this broker has no QUEEN_ENCRYPTION_KEY' };
+    }
+    try {
+      bytes = cipher.decrypt(stored);
+    } catch {
+      return {
+        payload: stored.toString('base64'),
+        encrypted: true,
+        error: 'payload cannot be decrypted with the configured QUEEN_ENCRYPTION_KEY (rotated key or corrupt ciphertext)',
+      };
+    }
+  }
+  if (zstd) {
+    try {
+      bytes = await zstdDecompress(bytes);
+    } catch {
+      return { payload: stored.toString('base64'), encrypted, error: 'payload cannot be decompressed (corrupt zstd frame)' };
+    }
+  }
+  const data = jsonOf(bytes);
+  return { payload: bytes.toString('base64'), ...(data !== undefined ? { data } : {}), encrypted: false };
+}

@@ -1,42 +1,13 @@
-// The building blocks every router uses, and nothing else: the context, the procedure bases
-// and the gates they apply in the contract's order (boot flag → cluster block → auth → grant).
-// The boot flag is applied by the HTTP layer before any procedure runs (src/http/rest.ts).
+// The building blocks every router uses, and nothing else: the procedure bases and the gates they
+// apply in the contract's order (boot flag → cluster block → auth → grant). The boot flag is
+// applied by the HTTP layer before any procedure runs (src/http/rest.ts).
 import { initTRPC } from '@trpc/server';
-import type { FastifyBaseLogger } from 'fastify';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { Grant, Principal, Verifier } from './auth.ts';
-import type { Config } from './config.ts';
-import type { Database } from './db/index.ts';
+import type { Grant, Principal } from './auth.ts';
+import type { RequestContext } from './context.ts';
 import { ApiError, apiError } from './errors.ts';
-import type { RestMeta } from './http/rest.ts';
-import type { Metrics } from './metrics.ts';
-import type { ClusterFlagsCache } from './services/cluster.ts';
-import type { TenantDirectory } from './services/tenants.ts';
 
-/** Long-lived parts shared by every request of one broker. */
-export interface Services {
-  config: Config;
-  db: Database;
-  verify: Verifier;
-  metrics: Metrics;
-  cluster: ClusterFlagsCache;
-  tenants: TenantDirectory;
-  /** Wakes waiters (long-poll pops) and the sweeper; see src/notify.ts. */
-  events: import('./notify.ts').Events;
-  log: FastifyBaseLogger;
-  /** Present when QUEEN_ENCRYPTION_KEY is set; queues with encryptionEnabled need it. */
-  cipher: import('./payload.ts').PayloadCipher | undefined;
-}
-
-export interface Context extends Services {
-  authorization: string | undefined;
-  /** Response headers a procedure wants sent (e.g. 201 status is set via `status`). */
-  res: { status?: number; headers: Record<string, string> };
-  /** Aborted when the client disconnects before its response. */
-  signal: AbortSignal;
-}
-
-const t = initTRPC.meta<OpenApiMeta<{ rest?: RestMeta }>>().context<Context>().create({
+const t = initTRPC.meta<OpenApiMeta>().context<RequestContext>().create({
   // Errors are rendered by the HTTP layer from the ApiError cause; the tRPC shape is unused there.
   isDev: false,
 });
@@ -62,8 +33,6 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   await ctx.tenants.ensure(principal.tenant);
   return next({ ctx: { ...ctx, principal } });
 });
-
-export type AuthedContext = Context & { principal: Principal };
 
 export function requireGrant(principal: Principal, grant: Grant): void {
   // Grants are independent: admin manages tenants and the cluster, it does not imply produce.

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectRoutes } from '../src/http/rest.ts';
-import { appRouter } from '../src/routers/_app.ts';
+import { CONTRACT_ROUTES } from '../src/contract/index.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 
 let tb: TestBroker;
@@ -45,7 +45,7 @@ const segment = fc.oneof(
 );
 
 describe('fuzz: no input makes the broker answer 5xx', () => {
-  const routes = collectRoutes(appRouter);
+  const routes = collectRoutes(CONTRACT_ROUTES);
 
   it('covers every route of the router', () => {
     expect(routes.length).toBeGreaterThanOrEqual(8);

@@ -1,6 +1,7 @@
-// A frame's seq is drawn at insert but visible at commit. If a fire and a push could commit on one
-// partition out of seq order, a pop that settled the pushed frame would move the cursor past the
-// fired one, which would then never be delivered. Appends hold the partition until commit.
+// A frame's seq is drawn at insert but visible at commit. If two appends (a fire, a replay, a push)
+// could commit on one partition out of seq order, a pop that settled the later frame would move
+// the cursor past the earlier one, which would then never be delivered. Every append goes through
+// src/services/log/append.ts, which holds the partition until commit.
 // Real PostgreSQL only: embedded PGlite runs one transaction at a time, so the race cannot occur.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
@@ -12,10 +13,16 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
   beforeAll(async () => {
     tb = await startTestBroker();
     sweeper = createSweeper(tb.broker.services);
-    // Widens the fire's window: each timer frame's insert sleeps half a second inside the fire.
+    // Widens an append's window: the insert of each timer frame, and of each frame whose payload
+    // says "slow", sleeps half a second inside its transaction.
     await tb.sql.query(`
       CREATE FUNCTION slow_timer_frames() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.timer_key IS NOT NULL THEN PERFORM pg_sleep(0.5); END IF; RETURN NEW; END $$;
+      BEGIN
+        IF NEW.timer_key IS NOT NULL OR position('slow' in convert_from(NEW.payload, 'UTF8')) > 0 THEN
+          PERFORM pg_sleep(0.5);
+        END IF;
+        RETURN NEW;
+      END $$;
       CREATE TRIGGER slow_timer_frames BEFORE INSERT ON messages FOR EACH ROW EXECUTE FUNCTION slow_timer_frames();`);
   });
   afterAll(async () => {
@@ -47,5 +54,37 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     await popOnce();
     await popOnce();
     expect(delivered).toEqual(['timer-txn', 'push-txn']);
+  });
+
+  it('a push during a dead-letter replay waits for it, so the consumer sees both frames', async () => {
+    const sleeping = () =>
+      waitFor(async () => {
+        const r = await tb.sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()");
+        return r.rowCount! > 0;
+      });
+    // A frame a consumer gives up on: its dead letter is what gets replayed.
+    await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'replayed', payload: { slow: true }, transactionId: 'first' }] } });
+    const popped = await api(tb, 'GET', '/api/v1/pop/queue/replayed');
+    const frame = popped.body.messages[0];
+    const dead = await api(tb, 'POST', '/api/v1/ack', { body: { transactionId: frame.transactionId, partitionId: frame.partitionId, status: 'dlq' } });
+    expect(dead.body.status).toBe('dlq');
+    const dlq = await api(tb, 'GET', '/api/v1/dlq?queue=replayed');
+    expect(dlq.body.messages).toHaveLength(1);
+
+    const replay = api(tb, 'POST', `/api/v1/dlq/${dlq.body.messages[0].id}/replay`);
+    await sleeping();
+    const pushed = await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'replayed', payload: { fast: true }, transactionId: 'after' }] } });
+    expect(pushed.status).toBe(201);
+    const delivered: string[] = [];
+    const popOnce = async () => {
+      const r = await api(tb, 'GET', '/api/v1/pop/queue/replayed?autoAck=true&batch=10');
+      if (r.status === 200) delivered.push(...r.body.messages.map((m: any) => m.transactionId));
+      return r.status;
+    };
+    await popOnce();
+    const replayed = await replay;
+    expect(replayed.status).toBe(201);
+    while ((await popOnce()) === 200);
+    expect(delivered).toEqual([replayed.body.transactionId, 'after']);
   });
 });

@@ -69,7 +69,7 @@ describe('a long-poll whose caller hung up', () => {
     const own = await startTestBroker({ listen: true });
     try {
       const token = await own.token();
-      const emitter = (own.broker.services.events as unknown as { emitter: import('node:events').EventEmitter }).emitter;
+      const emitter = (own.broker.services.notifier as unknown as { emitter: import('node:events').EventEmitter }).emitter;
       const hangUp = new AbortController();
       const poll = fetch(`${own.url}/api/v1/pop/queue/gone?wait=true&timeout=60000`, { headers: { authorization: `Bearer ${token}` }, signal: hangUp.signal });
       await waitFor(() => emitter.listenerCount('messages') > 0);
@@ -93,7 +93,7 @@ describe('draining', () => {
     const started = Date.now();
     const poll = fetch(`${own.url}/api/v1/pop/queue/idle?wait=true&timeout=60000`, { headers: { authorization: `Bearer ${token}` } });
     // The pop is waiting once it listens for the drain.
-    const emitter = (own.broker.services.events as unknown as { emitter: import('node:events').EventEmitter }).emitter;
+    const emitter = (own.broker.services.notifier as unknown as { emitter: import('node:events').EventEmitter }).emitter;
     await waitFor(() => emitter.listenerCount('drain') > 0);
     const closing = own.close();
     const res = await poll;

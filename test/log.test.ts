@@ -1,7 +1,7 @@
 // The log routes (Queen-compatible core): push, pop, ack, retry → DLQ, replay, consumer groups,
 // long-poll, strict input. Encryption and tenant isolation: test/log-isolation.test.ts.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { POP_RECHECK_MS } from '../src/services/log.ts';
+import { POP_RECHECK_MS } from '../src/services/log/pop.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 
 let tb: TestBroker;
@@ -319,7 +319,7 @@ describe('GET /api/v1/pop', () => {
 
 describe('long-poll pop (wait=true)', () => {
   it('is woken by a push to its queue, well before the periodic re-check', async () => {
-    const events = tb.broker.services.events;
+    const events = tb.broker.services.notifier;
     const armed = vi.spyOn(events, 'onMessages');
     try {
       const waiting = pop('/api/v1/pop/queue/longpoll?wait=true&timeout=20000');

@@ -69,7 +69,7 @@ describe('schedule', () => {
 
   it('wakes the sweeper with the earliest deliverAt of the batch, after commit', async () => {
     const seen: number[] = [];
-    const off = tb.broker.services.events.onTimer((e) => seen.push(e.deliverAtMs));
+    const off = tb.broker.services.notifier.onTimer((e) => seen.push(e.deliverAtMs));
     try {
       const res = await batch(tb, [sched('wake', 'late', { delayMs: 50_000 }), sched('wake', 'early', { delayMs: 5_000 }), cancel('wake', 'none')]);
       // Whole milliseconds, rounded up so that a woken sweeper finds the timer due.
@@ -84,7 +84,7 @@ describe('schedule', () => {
 
   it('does not wake the sweeper for a batch that schedules nothing', async () => {
     const seen: number[] = [];
-    const off = tb.broker.services.events.onTimer((e) => seen.push(e.deliverAtMs));
+    const off = tb.broker.services.notifier.onTimer((e) => seen.push(e.deliverAtMs));
     try {
       await batch(tb, [cancel('wake', 'nothing')]);
       expect(seen).toEqual([]);

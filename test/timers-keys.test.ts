@@ -6,8 +6,8 @@ import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toApiError } from '../src/http/rest.ts';
 import { createSweeper } from '../src/sweeper/index.ts';
-import { consumerGroupName, partitionName, queueName, txnSchema } from '../src/routers/common.ts';
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, listLimit, timerKey } from '../src/routers/timers.ts';
+import { consumerGroupName, partitionName, queueName, txnSchema } from '../src/contract/common.ts';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, listLimit, timerKey } from '../src/contract/timers.ts';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { batch, cancel, keyPath, row, sched } from './timers.fixtures.ts';
 

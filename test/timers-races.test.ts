@@ -2,9 +2,9 @@
 // concurrent reschedule, and a claim cleared (backoff, lease expiry, release) between the
 // statement that applies an op and the look-up that explains why it changed nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queryable } from '../src/services/sql.ts';
-import { applyBatch, cancelOne } from '../src/services/timers.ts';
-import type { AuthedContext } from '../src/trpc.ts';
+import type { AuthedContext } from '../src/context.ts';
+import type { Queryable } from '../src/db/transaction.ts';
+import { applyBatch, cancelOne } from '../src/services/timers/apply.ts';
 import { api, onRealPostgres, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { batch, cancel, claimRow, keyPath, row, sched } from './timers.fixtures.ts';
 
@@ -63,7 +63,7 @@ describe('a claim cleared between the DELETE and the look-up', () => {
     await batch(tb, [sched('clr', 'route', { txn: 't-route' })]);
     await claimRow(tb, 'clr', 'route');
     const ctx = contextClearingClaim(/DELETE FROM timers/, 'clr', 'route');
-    expect(await cancelOne(ctx, 'clr', 'route')).toEqual({ ok: true, status: 'cancelled', queue: 'clr', timerKey: 'route', txn: 't-route' });
+    expect(await cancelOne(ctx, ctx.principal, 'clr', 'route')).toEqual({ ok: true, status: 'cancelled', queue: 'clr', timerKey: 'route', txn: 't-route' });
     expect(await row(tb, 'clr', 'route')).toBeUndefined();
   });
 
@@ -71,7 +71,7 @@ describe('a claim cleared between the DELETE and the look-up', () => {
     await batch(tb, [sched('clr', 'batch', { txn: 't-batch' })]);
     await claimRow(tb, 'clr', 'batch');
     const ctx = contextClearingClaim(/DELETE FROM timers/, 'clr', 'batch');
-    const { results } = await applyBatch(ctx, [cancel('clr', 'batch')]);
+    const { results } = await applyBatch(ctx, ctx.principal, [cancel('clr', 'batch')]);
     expect(results).toEqual([{ ok: true, status: 'cancelled', queue: 'clr', timerKey: 'batch', txn: 't-batch' }]);
     expect(await row(tb, 'clr', 'batch')).toBeUndefined();
   });
@@ -80,7 +80,7 @@ describe('a claim cleared between the DELETE and the look-up', () => {
     await batch(tb, [sched('clr', 'sched', { txn: 't-old' })]);
     await claimRow(tb, 'clr', 'sched');
     const ctx = contextClearingClaim(/INSERT INTO timers/, 'clr', 'sched');
-    const { results } = await applyBatch(ctx, [sched('clr', 'sched', { txn: 't-new' })]);
+    const { results } = await applyBatch(ctx, ctx.principal, [sched('clr', 'sched', { txn: 't-new' })]);
     expect(results[0]).toMatchObject({ ok: true, status: 'rescheduled', txn: 't-new' });
     expect(await row(tb, 'clr', 'sched')).toMatchObject({ txn: 't-new', claim_token: null, attempts: 0 });
   });

@@ -1,7 +1,7 @@
 // The REST projection of the tRPC router: the routing layer that trpc-to-openapi's adapters do
-// not cover for us. It reads the same `meta.openapi` (method, path) that generates openapi.json,
-// and adds what this product needs on top:
-//  - catch-all path parameters (`meta.rest.catchAll`): `/api/v1/timers/{queue}/{timerKey}` takes
+// not cover for us. It routes by the contract's route table (src/contract/index.ts) — the same
+// method and path each procedure declares as `meta.openapi` — and adds what this product needs:
+//  - catch-all path parameters (`catchAll` of a route): `/api/v1/timers/{queue}/{timerKey}` takes
 //    `tenant/42` written naturally, slashes and all (trpc-to-openapi matches each param as [^/]+);
 //  - percent-decoding of path parameters (lenient: a `%` not followed by two hex digits stays
 //    literal, so `50%off` works unencoded; send `%25` for a literal `%` before hex digits);
@@ -12,38 +12,27 @@
 import { TRPCError } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
+import type { RouteDef } from '../contract/common.ts';
 import { ApiError, type ApiErrorDetails, type ErrorCode, isConnectionError, sqlState } from '../errors.ts';
 
-export interface RestMeta {
-  /** Success status when it is not 200 (e.g. 201 for push). */
-  status?: number;
-  /** Name of the path parameter that swallows the rest of the path, slashes included. */
-  catchAll?: string;
-  /**
-   * Headers added to every refusal of this route (any 4xx/5xx, including those raised before
-   * the procedure runs), computed from the raw, unvalidated input.
-   */
-  refusalHeaders?: (rawInput: Record<string, unknown>) => Record<string, string>;
-}
-
-interface Route {
+export interface Route {
   method: string;
   path: string;
   regex: RegExp;
   params: string[];
+  /** The tRPC procedure serving it, e.g. `timers.batch`. */
   procedurePath: string;
-  meta: { openapi: { method: string; path: string }; rest?: RestMeta };
+  def: RouteDef;
   bodyInput: boolean;
 }
 
 const SERVER_OWNED = new Set(['producerSub', 'messageId', 'tenant']);
 
-export function collectRoutes(router: { _def: { procedures: Record<string, any> } }): Route[] {
+/** The routing table of the contract's routes (keyed by procedure path). */
+export function collectRoutes(contract: Readonly<Record<string, RouteDef>>): Route[] {
   const routes: Route[] = [];
-  for (const [procedurePath, procedure] of Object.entries(router._def.procedures)) {
-    const meta = procedure._def.meta;
-    if (!meta?.openapi) continue;
-    const { method, path } = meta.openapi as { method: string; path: string };
+  for (const [procedurePath, def] of Object.entries(contract)) {
+    const { method, path } = def;
     const params: string[] = [];
     const pattern = path
       .split(/(\{[^}]+\})/)
@@ -51,10 +40,10 @@ export function collectRoutes(router: { _def: { procedures: Record<string, any> 
         const m = /^\{(.+)\}$/.exec(part);
         if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
         params.push(m[1]);
-        return m[1] === meta.rest?.catchAll ? '(.+)' : '([^/]+)';
+        return m[1] === def.catchAll ? '(.+)' : '([^/]+)';
       })
       .join('');
-    const catchAll = meta.rest?.catchAll && path.endsWith(`{${meta.rest.catchAll}}`);
+    const catchAll = def.catchAll && path.endsWith(`{${def.catchAll}}`);
     // A trailing slash is tolerated everywhere except where it is part of a catch-all key.
     routes.push({
       method,
@@ -62,8 +51,8 @@ export function collectRoutes(router: { _def: { procedures: Record<string, any> 
       regex: new RegExp(`^${pattern}${catchAll ? '' : '/?'}$`),
       params,
       procedurePath,
-      meta,
-      bodyInput: method === 'POST' || method === 'PUT' || method === 'PATCH',
+      def,
+      bodyInput: method === 'POST' || method === 'PUT',
     });
   }
   // Fixed paths before parameterised ones, longer before shorter.
@@ -201,7 +190,7 @@ export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply
     input[k] = v;
   }
   const refuse = (err: ApiError) => {
-    const extra = route.meta.rest?.refusalHeaders?.(input) ?? {};
+    const extra = route.def.refusalHeaders?.(input) ?? {};
     for (const [k, v] of Object.entries(extra)) reply.header(k, v);
     return sendApiError(reply, err);
   };
@@ -211,7 +200,7 @@ export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply
   try {
     const result = await opts.call(route.procedurePath, input, req);
     for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
-    const status = result.status ?? route.meta.rest?.status ?? 200;
+    const status = result.status ?? route.def.status ?? 200;
     if (status === 204) return reply.code(204).send();
     return reply.code(status).type('application/json').send(JSON.stringify(result.data));
   } catch (err) {

@@ -1,5 +1,5 @@
-// The whole API as one tRPC router. Each sub-router owns its schemas; the REST paths come from
-// each procedure's meta.openapi, projected by src/http/rest.ts and documented in openapi.json.
+// The whole API as one tRPC router, as the tRPC starter exports it. Each procedure serves the route
+// of src/contract/ under the same path (`timers.batch` serves CONTRACT_ROUTES['timers.batch']).
 import { createCallerFactory, router } from '../trpc.ts';
 import { adminRouter } from './admin.ts';
 import { logRouter } from './log.ts';

@@ -1,112 +1,33 @@
-// The log routes: a Queen-compatible core of a PostgreSQL message log (configure, push, pop,
-// ack, dead letters), where timers deliver. Wire shapes follow Queen: camelCase frames and
-// bodies, snake_case push results. The schemas here are the wire; src/services/log.ts holds the
-// SQL and the lease/cursor model.
-import { z } from 'zod';
+// The log routes (src/contract/log.ts) served by the log services. Here the wire's defaults and
+// clamps are applied, and Queen's shapes of the ack answers are built.
+import { openapiMeta } from '../contract/common.ts';
+import {
+  DLQ_LIMIT_DEFAULT,
+  DLQ_LIMIT_MAX,
+  POP_BATCH_MAX,
+  POP_TIMEOUT_DEFAULT_MS,
+  POP_TIMEOUT_MAX_MS,
+  QUEUE_MODE,
+  logRoutes as r,
+  type AckResult,
+  type BatchAckResult,
+} from '../contract/log.ts';
+import type { AuthedContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import * as log from '../services/log.ts';
+import { ack, type AckOutcome } from '../services/log/ack.ts';
+import { listDeadLetters, replayDeadLetter } from '../services/log/deadLetters.ts';
+import { pop } from '../services/log/pop.ts';
+import { push } from '../services/log/push.ts';
+import { configure } from '../services/queues.ts';
 import { consumeProcedure, grantProcedure, produceProcedure, readProcedure, router } from '../trpc.ts';
-import { consumerGroupName, instant, partitionName, queueName, txnSchema } from './common.ts';
-
-export const MAX_PUSH_ITEMS = 1000;
-export const MAX_ACKS_PER_BATCH = 1000;
-export const POP_BATCH_MAX = 1000;
-/** Queen's default long-poll timeout; longer waits are clamped to POP_TIMEOUT_MAX_MS. */
-export const POP_TIMEOUT_DEFAULT_MS = 30_000;
-export const POP_TIMEOUT_MAX_MS = 60_000;
-export const DLQ_LIMIT_DEFAULT = 100;
-export const DLQ_LIMIT_MAX = 1000;
-/** A week: a lease longer than that is a consumer that died, not one that is slow. */
-export const LEASE_TIME_MAX_SECONDS = 7 * 24 * 3600;
-
-/** Query-string booleans: `true`/`false` (also `1`/`0`). Anything else is a 400. */
-const queryBool = (description: string) =>
-  z
-    .enum(['true', 'false', '1', '0'])
-    .describe(description)
-    .transform((v) => v === 'true' || v === '1');
-
-/** Query-string integers: digits only (`10`, not `1e1` or `10.5`). */
-const queryInt = (description: string) =>
-  z.string().regex(/^\d{1,15}$/, 'must be a non-negative integer').describe(description).transform(Number);
-
-// --- configure -------------------------------------------------------------------------------
-
-const queueOptions = z
-  .object({
-    encryptionEnabled: z.boolean().describe('encrypt payloads at rest (AES-256-GCM); needs QUEEN_ENCRYPTION_KEY on the broker'),
-    leaseTime: z.number().int().min(1).max(LEASE_TIME_MAX_SECONDS).describe('seconds a pop leases its partition'),
-    retryLimit: z.number().int().min(0).max(1000).describe('redeliveries after a failed ack before the frame goes to the DLQ'),
-  })
-  .meta({ id: 'QueueOptions' });
-
-// --- push ------------------------------------------------------------------------------------
-
-const jsonPayload = z.json().describe('any JSON document; stored as the exact UTF-8 bytes of its JSON text');
-
-const pushItem = z
-  .strictObject({
-    queue: queueName,
-    partition: partitionName.optional(),
-    payload: jsonPayload,
-    transactionId: txnSchema.optional().describe('minted (uuid) when absent; a txn already in the partition answers "duplicate"'),
-  })
-  .meta({ id: 'PushItem' });
-
-const pushResult = z
-  .object({
-    index: z.number().int().describe("the item's position in the request"),
-    transaction_id: z.string(),
-    status: z.enum(['queued', 'duplicate']).describe('duplicate: the txn was already in the partition; message_id is the existing frame'),
-    message_id: z.guid(),
-  })
-  .meta({ id: 'PushResult' });
-
-// --- pop -------------------------------------------------------------------------------------
-
-export const frameSchema = z
-  .object({
-    id: z.guid().describe("the frame's message id (for a timer: the messageId minted at schedule)"),
-    transactionId: z.string(),
-    partitionId: z.guid().describe('pass back with transactionId to ack'),
-    partition: z.string(),
-    queue: z.string(),
-    consumerGroup: z.string(),
-    leaseId: z.guid().nullable().describe('the partition lease this frame was popped under; null with autoAck'),
-    producerSub: z.string().describe('the authenticated subject that pushed or scheduled it'),
-    createdAt: instant.describe('when the frame entered the log, PostgreSQL clock, microseconds'),
-    payload: z.string().describe('the exact payload bytes, base64 (decrypted when the queue encrypts and the key fits)'),
-    data: z.unknown().optional().describe('the payload bytes parsed, when they are one JSON document; else absent'),
-    encrypted: z.boolean().describe('true only when the payload could not be decrypted: payload is then the ciphertext'),
-    error: z.string().optional().describe('why the payload is not readable (decryption failed); the frame is still delivered'),
-  })
-  .meta({ id: 'LogFrame' });
-
-const popQuery = {
-  queue: queueName,
-  batch: queryInt(`frames to pop (default 1, clamped to [1, ${POP_BATCH_MAX}])`).optional(),
-  wait: queryBool('long-poll: wait for frames up to `timeout` ms').optional(),
-  timeout: queryInt(`long-poll limit in ms (default ${POP_TIMEOUT_DEFAULT_MS}, clamped to ${POP_TIMEOUT_MAX_MS})`).optional(),
-  consumerGroup: consumerGroupName.optional(),
-  autoAck: queryBool('complete the frames as they are handed out (no lease)').optional(),
-};
-
-const popOutput = z.object({ messages: z.array(frameSchema) }).meta({ id: 'PopResult' });
-
-const POP_DESCRIPTION =
-  'FIFO per partition. A pop leases the partition to the caller for its consumer group for the queue\'s leaseTime: ' +
-  'other consumers of the group skip it until every frame of the batch is acked or the lease expires (then the ' +
-  'unacked frames are redelivered). `__QUEUE_MODE__` (the default) is competing consumers sharing one cursor per ' +
-  'partition; a named group has its own cursors and starts at the beginning of each partition. Answers 204 when ' +
-  'there is nothing to pop (after waiting, with wait=true).';
 
 type PopInput = { queue: string; partition?: string; batch?: number; wait?: boolean; timeout?: number; consumerGroup?: string; autoAck?: boolean };
 
-async function popRoute(ctx: Parameters<typeof log.pop>[0], input: PopInput) {
-  const messages = await log.pop(ctx, {
+async function popRoute(ctx: AuthedContext, input: PopInput) {
+  const messages = await pop(ctx, ctx.principal, {
     queue: input.queue,
     partition: input.partition,
-    consumerGroup: input.consumerGroup ?? log.QUEUE_MODE,
+    consumerGroup: input.consumerGroup ?? QUEUE_MODE,
     batch: Math.min(POP_BATCH_MAX, Math.max(1, input.batch ?? 1)),
     autoAck: input.autoAck ?? false,
     wait: input.wait ?? false,
@@ -116,239 +37,91 @@ async function popRoute(ctx: Parameters<typeof log.pop>[0], input: PopInput) {
   return { messages };
 }
 
-// --- ack -------------------------------------------------------------------------------------
-
-const ackFields = {
-  transactionId: txnSchema,
-  partitionId: z.guid().describe("the frame's partitionId"),
-  status: z.enum(['completed', 'failed', 'dlq']).default('completed').describe('failed: redelivered up to the queue\'s retryLimit, then DLQ'),
-  leaseId: z.string().max(64).nullish().describe('the leaseId of the pop; when given it must be the live lease'),
-  error: z
-    .string()
-    .max(10_000)
-    .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
-    .nullish()
-    .describe('why it failed; kept on the dead letter'),
-};
-
-const ackItem = z.strictObject({ ...ackFields, consumerGroup: consumerGroupName.nullish() }).meta({ id: 'Ack' });
-
-const ackResult = z
-  .object({
-    transactionId: z.string(),
-    partitionId: z.string(),
-    status: z.enum(['completed', 'failed', 'dlq']).describe('the verdict now recorded: a failure past retryLimit is dlq; a repeated ack answers the first verdict'),
-    consumerGroup: z.string().nullable().describe("null for '__QUEUE_MODE__' (as Queen answers)"),
-    retryCount: z.number().int(),
-    leaseReleased: z.boolean().describe('this ack settled the batch: the cursor moved and the partition is free'),
-    acknowledgedAt: instant,
-  })
-  .meta({ id: 'AckResult' });
-
-const batchAckResult = z
-  .object({
-    successful: z.number().int(),
-    failed: z.number().int(),
-    results: z.array(
-      z
-        .object({
-          index: z.number().int(),
-          success: z.boolean(),
-          transactionId: z.string(),
-          partitionId: z.string(),
-          status: ackResult.shape.status.optional(),
-          retryCount: z.number().int().optional(),
-          leaseReleased: z.boolean().optional(),
-          error: z.object({ code: z.string(), message: z.string() }).optional().describe('why this ack was refused (not_found, lease_mismatch)'),
-        })
-        .meta({ id: 'BatchAckItemResult' }),
-    ),
-  })
-  .meta({ id: 'BatchAckResult' });
-
-const viewOutcome = (o: log.AckOutcome) => ({
-  ...o,
-  consumerGroup: o.consumerGroup === log.QUEUE_MODE ? null : o.consumerGroup,
-});
-
-// --- DLQ -------------------------------------------------------------------------------------
-
-const deadLetter = z
-  .object({
-    id: z.guid(),
-    queue: z.string(),
-    partition: z.string(),
-    consumerGroup: z.string().describe("'__timers__' for a timer whose fire exhausted its attempts"),
-    messageId: z.guid(),
-    transactionId: z.string(),
-    producerSub: z.string(),
-    errorMessage: z.string().nullable(),
-    retryCount: z.number().int(),
-    fromTimer: z.boolean().describe('a timer that never fired: not replayable'),
-    timerKey: z.string().nullable(),
-    createdAt: instant.describe('when it was dead-lettered'),
-    payload: z.string().describe('base64 of the payload bytes (decrypted and decompressed when possible)'),
-    data: z.unknown().optional(),
-    encrypted: z.boolean(),
-    error: z.string().optional(),
-  })
-  .meta({ id: 'DeadLetter' });
+/** Queen answers consumerGroup null for '__QUEUE_MODE__'. */
+const viewOutcome = (o: AckOutcome): AckResult => ({ ...o, consumerGroup: o.consumerGroup === QUEUE_MODE ? null : o.consumerGroup });
 
 export const logRouter = router({
   /**
-   * Needs the produce grant: a queue's options govern what producers' messages become (encrypted
-   * at rest, how long they are leased, when they die), and Queen lets any producer configure.
-   * It is not refused by the cluster produce block: it writes no message.
+   * configure needs the produce grant: a queue's options govern what producers' messages become
+   * (encrypted at rest, how long they are leased, when they die), and Queen lets any producer
+   * configure. It is not refused by the cluster produce block: it writes no message.
    * encryptionEnabled=true on a broker without QUEEN_ENCRYPTION_KEY is 503 encryption_unavailable:
    * the request is well-formed and the fix is the operator's, not the caller's.
    */
   configure: grantProcedure('produce')
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/api/v1/configure',
-        tags: ['log'],
-        summary: "Create a queue or change its options (omitted options keep their value); answers the effective options",
-        description:
-          'Defaults: encryptionEnabled false, leaseTime 300 s, retryLimit 3. Produce grant. encryptionEnabled=true on a ' +
-          'broker without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.',
-        errorResponses: [400, 401, 403, 503],
-      },
-    })
-    .input(z.strictObject({ queue: queueName, options: queueOptions.partial().strict().default({}) }))
-    .output(z.object({ configured: z.literal(true), queue: z.string(), options: queueOptions }).meta({ id: 'ConfigureResult' }))
+    .meta(openapiMeta(r.configure))
+    .input(r.configure.input)
+    .output(r.configure.output)
     .mutation(async ({ ctx, input }) => ({
       configured: true as const,
       queue: input.queue,
-      options: await log.configure(ctx, input.queue, input.options),
+      options: await configure(ctx, ctx.principal.tenant, input.queue, input.options),
     })),
 
   push: produceProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/api/v1/push',
-        tags: ['log'],
-        summary: 'Append messages to queues (created on first use); one snake_case result per item, as Queen answers',
-        description:
-          `1–${MAX_PUSH_ITEMS} items in one transaction. A transactionId already in the partition answers "duplicate" with ` +
-          'the existing message_id. producerSub is the credential\'s subject. Pushing to an encrypting queue on a broker ' +
-          'without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.',
-        errorResponses: [400, 401, 403, 503],
-      },
-      rest: { status: 201 },
-    })
-    .input(z.strictObject({ items: z.array(pushItem).min(1).max(MAX_PUSH_ITEMS) }))
-    .output(z.array(pushResult))
-    .mutation(({ ctx, input }) => log.push(ctx, input.items)),
+    .meta(openapiMeta(r.push))
+    .input(r.push.input)
+    .output(r.push.output)
+    .mutation(({ ctx, input }) => push(ctx, ctx.principal, input.items)),
 
   popQueue: consumeProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/api/v1/pop/queue/{queue}',
-        tags: ['log'],
-        summary: 'Pop a batch of frames from any free partition of a queue (204 when empty)',
-        description: POP_DESCRIPTION,
-        errorResponses: [400, 401, 403, 503],
-      },
-    })
-    .input(z.strictObject(popQuery))
-    .output(popOutput)
+    .meta(openapiMeta(r.popQueue))
+    .input(r.popQueue.input)
+    .output(r.popQueue.output)
     .query(({ ctx, input }) => popRoute(ctx, input)),
 
   popPartition: consumeProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/api/v1/pop/queue/{queue}/partition/{partition}',
-        tags: ['log'],
-        summary: 'Pop a batch of frames from one partition (204 when empty or leased to another consumer of the group)',
-        description: POP_DESCRIPTION,
-        errorResponses: [400, 401, 403, 503],
-      },
-    })
-    .input(z.strictObject({ ...popQuery, partition: partitionName }))
-    .output(popOutput)
+    .meta(openapiMeta(r.popPartition))
+    .input(r.popPartition.input)
+    .output(r.popPartition.output)
     .query(({ ctx, input }) => popRoute(ctx, input)),
 
   ack: consumeProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/api/v1/ack',
-        tags: ['log'],
-        summary: 'Acknowledge one frame: completed, failed (redelivered up to retryLimit, then DLQ) or dlq',
-        description:
-          'The frame must be in the live leased batch of its partition for the consumer group: otherwise (lease expired, ' +
-          'another consumer holds it now, wrong leaseId) 409 lease_mismatch, and the frame is redelivered. Acking a frame ' +
-          'already completed or dead-lettered answers that verdict again (idempotent). Unknown frame: 404.',
-        errorResponses: [400, 401, 403, 404, 409, 503],
-      },
-    })
-    .input(ackItem)
-    .output(ackResult)
+    .meta(openapiMeta(r.ack))
+    .input(r.ack.input)
+    .output(r.ack.output)
     .mutation(async ({ ctx, input }) => {
-      const [r] = await log.ack(ctx, [{ ...input, consumerGroup: input.consumerGroup ?? log.QUEUE_MODE }]);
-      if (r instanceof ApiError) throw r;
-      return viewOutcome(r);
+      const [outcome] = await ack(ctx, ctx.principal, [{ ...input, consumerGroup: input.consumerGroup ?? QUEUE_MODE }]);
+      if (outcome instanceof ApiError) throw outcome;
+      return viewOutcome(outcome);
     }),
 
   ackBatch: consumeProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/api/v1/ack/batch',
-        tags: ['log'],
-        summary: 'Acknowledge many frames in one transaction; one result per item, refusals reported per item',
-        description:
-          "Body `{acknowledgments: [...], consumerGroup?}` as Queen names it; an item's consumerGroup overrides the " +
-          'top-level one. Per item, the same rules as POST /api/v1/ack; a refused item (not_found, lease_mismatch) does ' +
-          'not stop the others.',
-        errorResponses: [400, 401, 403, 503],
-      },
-    })
-    .input(
-      z.strictObject({
-        acknowledgments: z.array(ackItem).min(1).max(MAX_ACKS_PER_BATCH),
-        consumerGroup: consumerGroupName.nullish(),
-      }),
-    )
-    .output(batchAckResult)
-    .mutation(async ({ ctx, input }) => {
-      const items = input.acknowledgments.map((a) => ({ ...a, consumerGroup: a.consumerGroup ?? input.consumerGroup ?? log.QUEUE_MODE }));
-      const outcomes = await log.ack(ctx, items);
+    .meta(openapiMeta(r.ackBatch))
+    .input(r.ackBatch.input)
+    .output(r.ackBatch.output)
+    .mutation(async ({ ctx, input }): Promise<BatchAckResult> => {
+      const items = input.acknowledgments.map((a) => ({ ...a, consumerGroup: a.consumerGroup ?? input.consumerGroup ?? QUEUE_MODE }));
+      const outcomes = await ack(ctx, ctx.principal, items);
       const results = outcomes.map((o, index) =>
         o instanceof ApiError
-          ? { index, success: false, transactionId: items[index].transactionId, partitionId: items[index].partitionId, error: { code: o.code, message: o.message } }
-          : { index, success: true, transactionId: o.transactionId, partitionId: o.partitionId, status: o.status, retryCount: o.retryCount, leaseReleased: o.leaseReleased },
+          ? {
+              index,
+              success: false,
+              transactionId: items[index].transactionId,
+              partitionId: items[index].partitionId,
+              error: { code: o.code, message: o.message },
+            }
+          : {
+              index,
+              success: true,
+              transactionId: o.transactionId,
+              partitionId: o.partitionId,
+              status: o.status,
+              retryCount: o.retryCount,
+              leaseReleased: o.leaseReleased,
+            },
       );
-      const successful = results.filter((r) => r.success).length;
+      const successful = results.filter((x) => x.success).length;
       return { successful, failed: results.length - successful, results };
     }),
 
   dlq: readProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/api/v1/dlq',
-        tags: ['log'],
-        summary: "List the tenant's dead letters, oldest first, optionally by queue and consumer group",
-        description: `\`limit\` defaults to ${DLQ_LIMIT_DEFAULT} and is clamped to [1, ${DLQ_LIMIT_MAX}].`,
-        errorResponses: [400, 401, 403, 503],
-      },
-    })
-    .input(
-      z.strictObject({
-        queue: queueName.optional(),
-        consumerGroup: consumerGroupName.optional(),
-        limit: queryInt(`page size (default ${DLQ_LIMIT_DEFAULT}, clamped to [1, ${DLQ_LIMIT_MAX}])`).optional(),
-        offset: queryInt('rows to skip (default 0)').optional(),
-      }),
-    )
-    .output(z.object({ messages: z.array(deadLetter), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }).meta({ id: 'DeadLetterPage' }))
+    .meta(openapiMeta(r.dlq))
+    .input(r.dlq.input)
+    .output(r.dlq.output)
     .query(({ ctx, input }) =>
-      log.listDeadLetters(ctx, {
+      listDeadLetters(ctx, ctx.principal, {
         queue: input.queue,
         consumerGroup: input.consumerGroup,
         limit: Math.min(DLQ_LIMIT_MAX, Math.max(1, input.limit ?? DLQ_LIMIT_DEFAULT)),
@@ -357,32 +130,8 @@ export const logRouter = router({
     ),
 
   replay: produceProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/api/v1/dlq/{id}/replay',
-        tags: ['log'],
-        summary: "Re-push a consumer's dead letter as a new frame (new message id and transactionId) and remove it from the DLQ",
-        description:
-          'The new frame is appended to the end of its partition and every consumer group sees it. A timer\'s dead letter ' +
-          '(fromTimer, consumer group __timers__) never entered the log and is refused with 403 timer_dlq_not_replayable: ' +
-          'schedule the timer again instead.',
-        errorResponses: [400, 401, 403, 404, 503],
-      },
-      rest: { status: 201 },
-    })
-    .input(z.strictObject({ id: z.guid().describe('the dead letter id') }))
-    .output(
-      z
-        .object({
-          replayed: z.literal(true),
-          id: z.string(),
-          queue: z.string(),
-          partition: z.string(),
-          transactionId: z.string().describe('the new frame\'s transactionId'),
-          messageId: z.guid(),
-        })
-        .meta({ id: 'ReplayResult' }),
-    )
-    .mutation(({ ctx, input }) => log.replayDeadLetter(ctx, input.id)),
+    .meta(openapiMeta(r.replay))
+    .input(r.replay.input)
+    .output(r.replay.output)
+    .mutation(({ ctx, input }) => replayDeadLetter(ctx, ctx.principal, input.id)),
 });

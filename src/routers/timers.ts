@@ -1,235 +1,39 @@
-// The timer routes: the contract (shared/seeds/timer-routes.txt) rule by rule. The schemas here
-// are the wire; src/services/timers.ts holds the SQL and the gates.
-import { z } from 'zod';
-import * as timers from '../services/timers.ts';
+// The timer routes (src/contract/timers.ts) served by the timer services.
+import { openapiMeta } from '../contract/common.ts';
+import { listLimit, timerRoutes as r } from '../contract/timers.ts';
+import { applyBatch, cancelOne } from '../services/timers/apply.ts';
+import { list, peek } from '../services/timers/read.ts';
+import { usage } from '../services/usage.ts';
 import { authedProcedure, produceProcedure, readProcedure, router } from '../trpc.ts';
-import { base64Payload, instant, partitionName, queueName, txnSchema, utf8Key } from './common.ts';
-
-export const MAX_OPS_PER_BATCH = 256;
-export const LIST_LIMIT_DEFAULT = 100;
-export const LIST_LIMIT_MAX = 1000;
-export const CANCEL_ROUTE_HINT = 'DELETE /api/v1/timers/:queue/*timerKey';
-
-/**
- * A timer key is a catch-all path tail: slashes allowed, control characters not. A '.' or '..'
- * segment is refused: URL clients and servers resolve dot segments (even as %2E), so such a key
- * could be scheduled but never peeked or cancelled through its path. At most 1,024 bytes (UTF-8).
- */
-export const TIMER_KEY_MAX_BYTES = 1024;
-
-export const timerKey = utf8Key(TIMER_KEY_MAX_BYTES)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
-  .refine((k) => !/(^|\/)\.\.?(\/|$)/.test(k), "must not contain a '.' or '..' path segment")
-  .describe("the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8)");
-
-const delayMs = z
-  .number()
-  .int()
-  .min(0)
-  .max(Number.MAX_SAFE_INTEGER)
-  .describe('milliseconds from now (PostgreSQL clock); the only way to say when — no absolute instants');
-
-const scheduleFields = {
-  queue: queueName,
-  timerKey,
-  delayMs,
-  txn: txnSchema.optional().describe('minted by the server when absent; every reschedule is a new message with a new txn'),
-  payload: base64Payload,
-  partition: partitionName.optional(),
-};
-
-export const operationSchema = z
-  .discriminatedUnion('op', [
-    z.strictObject({ op: z.literal('schedule'), ...scheduleFields }),
-    z.strictObject({ op: z.literal('reschedule'), ...scheduleFields }),
-    z.strictObject({ op: z.literal('cancel'), queue: queueName, timerKey, txn: txnSchema.optional() }),
-  ])
-  .meta({ id: 'TimerOperation' });
-
-export type TimerOperation = z.infer<typeof operationSchema>;
-
-export const TIMER_STATUSES = ['scheduled', 'rescheduled', 'cancelled', 'too_late', 'absent'] as const;
-export type TimerStatus = (typeof TIMER_STATUSES)[number];
-
-const resultBase = { queue: z.string(), timerKey: z.string() };
-
-/** One element per op: `ok` and exactly one status of the closed taxonomy. */
-export const timerResultSchema = z
-  .discriminatedUnion('status', [
-    z.object({ ok: z.literal(true), status: z.literal('scheduled'), ...resultBase, txn: z.string(), messageId: z.uuid(), deliverAt: instant }),
-    z.object({ ok: z.literal(true), status: z.literal('rescheduled'), ...resultBase, txn: z.string(), messageId: z.uuid(), deliverAt: instant }),
-    z.object({ ok: z.literal(true), status: z.literal('cancelled'), ...resultBase, txn: z.string() }),
-    z
-      .object({ ok: z.literal(false), status: z.literal('too_late'), ...resultBase, txn: z.string().nullable() })
-      .describe('claimed by a sweeper: it will be (or was) delivered; nothing changed'),
-    z
-      .object({ ok: z.literal(false), status: z.literal('absent'), ...resultBase, txn: z.string().nullable() })
-      .describe('not pending: never existed, another tenant’s, or ALREADY DELIVERED — look for the txn in the log'),
-  ])
-  .meta({ id: 'TimerResult' });
-
-export type TimerResult = z.infer<typeof timerResultSchema>;
-
-export const cancelResultSchema = z
-  .discriminatedUnion('status', [
-    z.object({ ok: z.literal(true), status: z.literal('cancelled'), ...resultBase, txn: z.string() }),
-    z.object({ ok: z.literal(false), status: z.literal('too_late'), ...resultBase, txn: z.string().nullable() }),
-    z.object({ ok: z.literal(false), status: z.literal('absent'), ...resultBase, txn: z.string().nullable() }),
-  ])
-  .meta({ id: 'CancelResult' });
-
-const timerView = {
-  queue: z.string(),
-  timerKey: z.string(),
-  partition: z.string(),
-  deliverAt: instant,
-  txn: z.string(),
-  messageId: z.uuid(),
-  payloadZstd: z.boolean(),
-  encrypted: z.boolean(),
-  producerSub: z.string(),
-  attempts: z.number().int(),
-  lastError: z.string().nullable(),
-  claimed: z.boolean().describe("in a sweeper's hands (lease not expired); a row in backoff is not claimed"),
-  createdAt: instant,
-  updatedAt: instant,
-};
-
-export const peekResultSchema = z
-  .union([
-    z.object({ found: z.literal(true), ...timerView, payload: z.string().describe('base64 exactly as stored: compressed and/or encrypted; never decrypted') }),
-    z.object({ found: z.literal(false) }),
-  ])
-  .meta({ id: 'PeekResult' });
-
-export const listResultSchema = z
-  .object({
-    rows: z.array(z.object(timerView).meta({ id: 'TimerRow' })),
-    truncated: z.boolean().describe('true when more rows follow; pass nextAfter as after'),
-    nextAfter: z.string().nullable().describe('the last timerKey of this page'),
-  })
-  .meta({ id: 'TimerList' });
-
-const keyPath = { queue: queueName, timerKey };
-
-/**
- * The list's page size from the query string: clamped to [1, LIST_LIMIT_MAX], never rejected.
- * Absent, empty or non-numeric → the default; Infinity → the maximum.
- */
-export function listLimit(raw: string | undefined): number {
-  const n = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
-  if (Number.isNaN(n)) return LIST_LIMIT_DEFAULT;
-  return Math.min(LIST_LIMIT_MAX, Math.max(1, Math.floor(n)));
-}
-
-/** A refused batch that contains a cancel names the route that always works. */
-function hintWhenCancel(raw: Record<string, unknown>): Record<string, string> {
-  const ops = raw.operations;
-  const hasCancel = Array.isArray(ops) && ops.some((o) => o && typeof o === 'object' && (o as { op?: unknown }).op === 'cancel');
-  return hasCancel ? { 'x-queen-timers-hint': CANCEL_ROUTE_HINT } : {};
-}
 
 export const timersRouter = router({
   batch: produceProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/api/v1/timers',
-        tags: ['timers'],
-        summary: 'Schedule, reschedule or cancel timers: 1–256 ops in one transaction, one verdict per op',
-        description:
-          'A refusal (400, 401, 403, 429, 503) refuses the whole batch: nothing is applied or metered. When a refused ' +
-          'batch contains a cancel, the response carries `x-queen-timers-hint: ' + CANCEL_ROUTE_HINT + '` — the cancel ' +
-          'route that only the boot flag can refuse. Ops apply in order; schedule and reschedule are one upsert on ' +
-          '(queue, timerKey) that answers too_late on a claimed timer.',
-        errorResponses: [400, 401, 403, 429, 503],
-      },
-      rest: { refusalHeaders: hintWhenCancel },
-    })
-    .input(z.strictObject({ operations: z.array(operationSchema).min(1).max(MAX_OPS_PER_BATCH) }))
-    .output(z.object({ results: z.array(timerResultSchema) }))
-    .mutation(({ ctx, input }) => timers.applyBatch(ctx, input.operations)),
+    .meta(openapiMeta(r.batch))
+    .input(r.batch.input)
+    .output(r.batch.output)
+    .mutation(({ ctx, input }) => applyBatch(ctx, ctx.principal, input.operations)),
 
   cancel: authedProcedure
-    .meta({
-      openapi: {
-        method: 'DELETE',
-        path: '/api/v1/timers/{queue}/{timerKey}',
-        tags: ['timers'],
-        summary: 'Cancel one timer. Only the boot flag can refuse it: no grant, pause, quota or block applies',
-        description:
-          '`absent` means "no longer pending" and may mean ALREADY DELIVERED: look for the txn in the destination queue. ' +
-          'The response echoes the `txn` you pass (or the cancelled row’s txn).',
-        errorResponses: [400, 401, 503],
-      },
-      rest: { catchAll: 'timerKey' },
-    })
-    .input(z.strictObject({ ...keyPath, txn: txnSchema.optional() }))
-    .output(cancelResultSchema)
-    .mutation(({ ctx, input }) => timers.cancelOne(ctx, input.queue, input.timerKey, input.txn)),
+    .meta(openapiMeta(r.cancel))
+    .input(r.cancel.input)
+    .output(r.cancel.output)
+    .mutation(({ ctx, input }) => cancelOne(ctx, ctx.principal, input.queue, input.timerKey, input.txn)),
 
   peek: readProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/api/v1/timers/{queue}/{timerKey}',
-        tags: ['timers'],
-        summary: 'Peek at one pending timer, payload exactly as stored; a miss is 200 {found:false}',
-        errorResponses: [400, 401, 403, 503],
-      },
-      rest: { catchAll: 'timerKey' },
-    })
-    .input(z.strictObject(keyPath))
-    .output(peekResultSchema)
-    .query(({ ctx, input }) => timers.peek(ctx, input.queue, input.timerKey)),
+    .meta(openapiMeta(r.peek))
+    .input(r.peek.input)
+    .output(r.peek.output)
+    .query(({ ctx, input }) => peek(ctx, ctx.principal, input.queue, input.timerKey)),
 
   list: readProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/api/v1/timers/{queue}',
-        tags: ['timers'],
-        summary: 'List pending timers of one queue by timerKey in byte order (keyset paging, no payloads)',
-        description: `\`limit\` defaults to ${LIST_LIMIT_DEFAULT} and is clamped to [1, ${LIST_LIMIT_MAX}], never rejected.`,
-        errorResponses: [400, 401, 403, 503],
-      },
-    })
-    .input(
-      z.strictObject({
-        queue: queueName,
-        after: z
-          .string()
-          .max(1024)
-          .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
-          .optional()
-          .describe('exclusive cursor: the nextAfter of the previous page'),
-        // A string on the wire (documented as an integer), parsed by listLimit: the contract clamps
-        // limit and never rejects it.
-        limit: z
-          .string()
-          .meta({
-            description: `page size (default ${LIST_LIMIT_DEFAULT}, clamped to [1, ${LIST_LIMIT_MAX}]); empty or non-numeric → the default`,
-            override: { type: 'integer' },
-          })
-          .optional(),
-      }),
-    )
-    .output(listResultSchema)
-    .query(({ ctx, input }) => {
-      return timers.list(ctx, input.queue, input.after, listLimit(input.limit));
-    }),
+    .meta(openapiMeta(r.list))
+    .input(r.list.input)
+    .output(r.list.output)
+    .query(({ ctx, input }) => list(ctx, ctx.principal, input.queue, input.after, listLimit(input.limit))),
 
   usage: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/api/v1/usage',
-        tags: ['timers'],
-        summary: "Billed messages of the caller's tenant in a calendar month (UTC); one per scheduled or rescheduled op",
-        errorResponses: [400, 401, 503],
-      },
-    })
-    .input(z.strictObject({ period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be YYYY-MM').optional() }))
-    .output(z.object({ tenant: z.string(), period: z.string(), messages: z.number().int() }).meta({ id: 'Usage' }))
-    .query(({ ctx, input }) => timers.usage(ctx, input.period)),
+    .meta(openapiMeta(r.usage))
+    .input(r.usage.input)
+    .output(r.usage.output)
+    .query(({ ctx, input }) => usage(ctx, ctx.principal, input.period)),
 });

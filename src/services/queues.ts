@@ -1,69 +1,101 @@
-// Queues and partitions, created on first use by push or by schedule.
-import type { Queryable } from './sql.ts';
+// Queues and partitions: created on first use (by push or by schedule), and a queue's options.
+import type { QueueOptions } from '../contract/log.ts';
+import type { Database } from '../db/index.ts';
+import { inTransaction, type Queryable } from '../db/transaction.ts';
+import { ApiError } from '../errors.ts';
+import type { PayloadCipher } from '../payload.ts';
 
+/** A queue's options as the log uses them. */
 export interface QueueConfig {
   encryptionEnabled: boolean;
   leaseTimeSeconds: number;
   retryLimit: number;
 }
 
-/** The partition of a push or schedule that names none. */
-export const DEFAULT_PARTITION = 'Default';
-
 const DEFAULTS: QueueConfig = { encryptionEnabled: false, leaseTimeSeconds: 300, retryLimit: 3 };
+
+/** Retry-After when a queue encrypts at rest and this broker has no key: an operator must act. */
+export const ENCRYPTION_RETRY_AFTER_SECONDS = 60;
+
+export function encryptionUnavailable(queue: string, field?: string): ApiError {
+  return new ApiError(
+    'encryption_unavailable',
+    `queue "${queue}" encrypts at rest but this broker has no QUEEN_ENCRYPTION_KEY; an operator must configure the key`,
+    { retryAfter: ENCRYPTION_RETRY_AFTER_SECONDS, ...(field ? { field } : {}) },
+  );
+}
+
+/** queueConfig — $1 tenant, $2 queue. No lock. Rows: 0 or 1 (none: the defaults apply). */
+const QUEUE_CONFIG_SQL = 'SELECT encryption_enabled, lease_time_seconds, retry_limit FROM queues WHERE tenant = $1 AND name = $2';
 
 /** The queue's options; a queue that does not exist yet has the defaults. */
 export async function queueConfig(db: Queryable, tenant: string, queue: string): Promise<QueueConfig> {
-  const r = await db.query<{ encryption_enabled: boolean; lease_time_seconds: number; retry_limit: number }>(
-    'SELECT encryption_enabled, lease_time_seconds, retry_limit FROM queues WHERE tenant = $1 AND name = $2',
-    [tenant, queue],
-  );
+  const r = await db.query<{ encryption_enabled: boolean; lease_time_seconds: number; retry_limit: number }>(QUEUE_CONFIG_SQL, [tenant, queue]);
   const row = r.rows[0];
   return row
     ? { encryptionEnabled: row.encryption_enabled, leaseTimeSeconds: row.lease_time_seconds, retryLimit: row.retry_limit }
     : DEFAULTS;
 }
 
-/**
- * Creates the queues and partitions named in `pairs` if missing (idempotent; one statement each).
- * Takes no lock beyond the inserted rows' own.
- */
+/** encryptingQueues — $1 tenant, $2 queue names. No lock. Rows: the ones that encrypt at rest. */
+const ENCRYPTING_QUEUES_SQL = 'SELECT name FROM queues WHERE tenant = $1 AND name = ANY($2::text[]) AND encryption_enabled';
+
+/** Which of these queues encrypt at rest (queues that do not exist yet do not). */
+export async function encryptingQueues(db: Queryable, tenant: string, queues: string[]): Promise<Set<string>> {
+  if (queues.length === 0) return new Set();
+  const r = await db.query<{ name: string }>(ENCRYPTING_QUEUES_SQL, [tenant, queues]);
+  return new Set(r.rows.map((row) => row.name));
+}
+
+/** ensureQueues — $1 tenant, $2 queue names. Locks: the new rows only. Rows: 0..n inserted. */
+const ENSURE_QUEUES_SQL = 'INSERT INTO queues (tenant, name) SELECT $1, unnest($2::text[]) ON CONFLICT (tenant, name) DO NOTHING';
+
+/** ensurePartitions — $1 tenant, $2 queues, $3 partitions (parallel). Locks: new rows. Rows: 0..n. */
+const ENSURE_PARTITIONS_SQL = `
+INSERT INTO partitions (tenant, queue, name)
+SELECT $1, q, p FROM unnest($2::text[], $3::text[]) AS t(q, p)
+ON CONFLICT (tenant, queue, name) DO NOTHING`;
+
+/** Creates the queues and partitions named in `pairs` if missing (idempotent). */
 export async function ensurePartitions(db: Queryable, tenant: string, pairs: { queue: string; partition: string }[]): Promise<void> {
   if (pairs.length === 0) return;
-  const queues = [...new Set(pairs.map((p) => p.queue))];
-  await db.query(
-    'INSERT INTO queues (tenant, name) SELECT $1, unnest($2::text[]) ON CONFLICT (tenant, name) DO NOTHING',
-    [tenant, queues],
-  );
+  await db.query(ENSURE_QUEUES_SQL, [tenant, [...new Set(pairs.map((p) => p.queue))]]);
   const uniq = [...new Map(pairs.map((p) => [`${p.queue}\u0000${p.partition}`, p])).values()];
-  await db.query(
-    `INSERT INTO partitions (tenant, queue, name)
-     SELECT $1, q, p FROM unnest($2::text[], $3::text[]) AS t(q, p)
-     ON CONFLICT (tenant, queue, name) DO NOTHING`,
-    [tenant, uniq.map((p) => p.queue), uniq.map((p) => p.partition)],
-  );
+  await db.query(ENSURE_PARTITIONS_SQL, [tenant, uniq.map((p) => p.queue), uniq.map((p) => p.partition)]);
 }
 
 /**
- * Serialises appends to the log per partition, until the caller's transaction ends.
- *
- * A frame's seq is drawn when it is inserted but becomes visible when its transaction commits. Two
- * transactions appending to one partition could therefore commit out of seq order, and a pop that
- * settled the later frame would move the partition's cursor past the earlier one — which would
- * then never be delivered. Holding the partition rows from before the insert until commit makes
- * commit order equal seq order within each partition. Rows are locked in key order, so appenders
- * (push, the sweeper's fire) never deadlock on each other. Must run inside a transaction.
- *
- * $1 tenants, $2 queues, $3 partitions (parallel arrays; duplicates allowed).
- * Locks: those partition rows, FOR UPDATE, until commit. Rows: one per distinct existing partition.
+ * configureQueue — $1 tenant, $2 queue, $3 encryption_enabled|null, $4 lease seconds|null,
+ * $5 retry limit|null (null: keep the value). Locks: the queue row (created with the schema's
+ * defaults by ENSURE_QUEUES_SQL just before). Rows: exactly 1.
  */
-export async function lockPartitionsForAppend(db: Queryable, keys: { tenant: string; queue: string; partition: string }[]): Promise<void> {
-  if (keys.length === 0) return;
-  await db.query(
-    `SELECT 1 FROM partitions p
-     WHERE (p.tenant, p.queue, p.name) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))
-     ORDER BY p.tenant, p.queue, p.name
-     FOR UPDATE OF p`,
-    [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)],
-  );
+const CONFIGURE_SQL = `
+UPDATE queues SET
+  encryption_enabled = COALESCE($3::boolean, encryption_enabled),
+  lease_time_seconds = COALESCE($4::integer, lease_time_seconds),
+  retry_limit        = COALESCE($5::integer, retry_limit),
+  updated_at         = now()
+WHERE tenant = $1 AND name = $2
+RETURNING encryption_enabled, lease_time_seconds, retry_limit`;
+
+/** Creates the queue if missing and sets the options given; answers the effective options. */
+export async function configure(
+  deps: { db: Database; cipher: PayloadCipher | undefined },
+  tenant: string,
+  queue: string,
+  o: Partial<QueueOptions>,
+): Promise<QueueOptions> {
+  if (o.encryptionEnabled && !deps.cipher) throw encryptionUnavailable(queue);
+  return inTransaction(deps.db.pool, async (tx) => {
+    await tx.query(ENSURE_QUEUES_SQL, [tenant, [queue]]);
+    const r = await tx.query<{ encryption_enabled: boolean; lease_time_seconds: number; retry_limit: number }>(CONFIGURE_SQL, [
+      tenant,
+      queue,
+      o.encryptionEnabled ?? null,
+      o.leaseTime ?? null,
+      o.retryLimit ?? null,
+    ]);
+    const row = r.rows[0];
+    return { encryptionEnabled: row.encryption_enabled, leaseTime: Number(row.lease_time_seconds), retryLimit: Number(row.retry_limit) };
+  });
 }

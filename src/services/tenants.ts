@@ -2,33 +2,36 @@
 // valid credential names it; plan fields left null follow the cell default (config), so changing
 // a default reaches every tenant that never overrode it.
 import type { Config } from '../config.ts';
+import type { EffectivePlan, PlanOverrides } from '../contract/admin.ts';
 import type { Database } from '../db/index.ts';
+import { inTransaction } from '../db/transaction.ts';
 
 /** The hard ceiling of any payload in the cell, whatever a plan says: 1 MiB. */
 export const PAYLOAD_CEILING_BYTES = 1024 * 1024;
 
-export interface PlanOverrides {
-  maxPayloadBytes: number | null;
-  horizonSeconds: number | null;
-  maxPendingTimers: number | null;
-  scheduleRatePerSecond: number | null;
-  storageLimitBytes: number | null;
-  schedulePaused: boolean;
-}
+/** ensureTenant — $1 tenant. Locks: the new row only. Rows: 0 or 1. */
+const ENSURE_TENANT_SQL = 'INSERT INTO tenants (tenant) VALUES ($1) ON CONFLICT (tenant) DO NOTHING';
 
-export interface EffectivePlan {
-  tenant: string;
-  /** min(1 MiB, plan): the payload ceiling. */
-  maxPayloadBytes: number;
-  /** min(cell horizon, plan): a tenant can only narrow the cell's horizon. */
-  horizonSeconds: number;
-  maxPendingTimers: number;
-  scheduleRatePerSecond: number;
-  /** 0 = unlimited. */
-  storageLimitBytes: number;
-  schedulePaused: boolean;
-  overrides: PlanOverrides;
-}
+/**
+ * updatePlan — $1 tenant, then per plan field a pair ($2k: set it?, $2k+1: the value, null = the
+ * cell default), in the order of PLAN_FIELDS; a field not set keeps its value. Stamped by
+ * PostgreSQL (no broker clock enters a stored instant). Locks: the tenant row. Rows: 1.
+ */
+const UPDATE_PLAN_SQL = `
+INSERT INTO tenants AS t (tenant, max_payload_bytes, horizon_seconds, max_pending_timers, schedule_rate_per_second,
+                          storage_limit_bytes, schedule_paused)
+VALUES ($1, $3::integer, $5::integer, $7::integer, $9::integer, $11::bigint, coalesce($13::boolean, false))
+ON CONFLICT (tenant) DO UPDATE SET
+  max_payload_bytes        = CASE WHEN $2::boolean  THEN EXCLUDED.max_payload_bytes        ELSE t.max_payload_bytes END,
+  horizon_seconds          = CASE WHEN $4::boolean  THEN EXCLUDED.horizon_seconds          ELSE t.horizon_seconds END,
+  max_pending_timers       = CASE WHEN $6::boolean  THEN EXCLUDED.max_pending_timers       ELSE t.max_pending_timers END,
+  schedule_rate_per_second = CASE WHEN $8::boolean  THEN EXCLUDED.schedule_rate_per_second ELSE t.schedule_rate_per_second END,
+  storage_limit_bytes      = CASE WHEN $10::boolean THEN EXCLUDED.storage_limit_bytes      ELSE t.storage_limit_bytes END,
+  schedule_paused          = CASE WHEN $12::boolean THEN EXCLUDED.schedule_paused          ELSE t.schedule_paused END,
+  updated_at               = now()
+RETURNING max_payload_bytes, horizon_seconds, max_pending_timers, schedule_rate_per_second, storage_limit_bytes, schedule_paused`;
+
+const PLAN_FIELDS = ['maxPayloadBytes', 'horizonSeconds', 'maxPendingTimers', 'scheduleRatePerSecond', 'storageLimitBytes', 'schedulePaused'] as const;
 
 const SELECT = {
   maxPayloadBytes: true,
@@ -49,7 +52,7 @@ export class TenantDirectory {
   /** Creates the tenant with the default plan if it does not exist yet (idempotent, cached). */
   async ensure(tenant: string): Promise<void> {
     if (this.known.has(tenant)) return;
-    await this.db.pool.query('INSERT INTO tenants (tenant) VALUES ($1) ON CONFLICT (tenant) DO NOTHING', [tenant]);
+    await this.db.pool.query(ENSURE_TENANT_SQL, [tenant]);
     this.known.add(tenant);
   }
 
@@ -60,20 +63,17 @@ export class TenantDirectory {
 
   /** Admin update: fields set to null reset to the cell default; absent fields are unchanged. */
   async update(tenant: string, patch: Partial<PlanOverrides>): Promise<EffectivePlan> {
-    const data = { ...patch, storageLimitBytes: patch.storageLimitBytes === undefined ? undefined : toBig(patch.storageLimitBytes) };
-    const row = await this.db.prisma.$transaction(async (tx) => {
-      const saved = await tx.tenant.upsert({
-        where: { tenant },
-        create: { tenant, ...data, schedulePaused: patch.schedulePaused ?? false },
-        update: data,
-        select: SELECT,
-      });
-      // Stamped by PostgreSQL: no broker clock enters a stored instant.
-      await tx.$executeRaw`UPDATE tenants SET updated_at = now() WHERE tenant = ${tenant}`;
-      return saved;
-    });
+    const params = PLAN_FIELDS.flatMap((f) => [patch[f] !== undefined, patch[f] ?? null]);
+    const row = await inTransaction(this.db.pool, async (tx) => (await tx.query(UPDATE_PLAN_SQL, [tenant, ...params])).rows[0]);
     this.known.add(tenant);
-    return this.effective(tenant, { ...row, storageLimitBytes: toNum(row.storageLimitBytes) });
+    return this.effective(tenant, {
+      maxPayloadBytes: row.max_payload_bytes,
+      horizonSeconds: row.horizon_seconds,
+      maxPendingTimers: row.max_pending_timers,
+      scheduleRatePerSecond: row.schedule_rate_per_second,
+      storageLimitBytes: row.storage_limit_bytes === null ? null : Number(row.storage_limit_bytes),
+      schedulePaused: row.schedule_paused,
+    });
   }
 
   effective(tenant: string, o: PlanOverrides | undefined): EffectivePlan {
@@ -100,4 +100,3 @@ export class TenantDirectory {
 }
 
 const toNum = (v: bigint | null) => (v === null ? null : Number(v));
-const toBig = (v: number | null) => (v === null ? null : BigInt(v));

@@ -6,7 +6,7 @@
 // Locks: the updated timer rows (ours by lease).
 // Rows: updates the timers of $2 that still carry $1 (0 for a lost lease) and clears their claim —
 //   a timer in backoff is not claimed, so cancel and reschedule act on it normally.
-import type { Queryable } from '../services/sql.ts';
+import type { Queryable } from '../db/transaction.ts';
 
 export interface BackOffRow {
   tid: string;

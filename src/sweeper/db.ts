@@ -16,7 +16,7 @@
 // awaited while it holds the connection).
 import pg from 'pg';
 import type { Database } from '../db/index.ts';
-import { inTransaction, type Queryable } from '../services/sql.ts';
+import { inTransaction, type Queryable } from '../db/transaction.ts';
 
 // jit: the settings work by adding disable_cost (1e10) to the plans they rule out, and a statement
 // that must sort anyway (the fire sorts its frames by deliverAt) then crosses jit_above_cost: JIT
@@ -58,10 +58,10 @@ export class SweeperDb implements Queryable {
   /** Runs a statement whose plan depends on PLANNER_SETTINGS. */
   async planned<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     if (!this.embedded) return fn(this.pool);
-    return inTransaction(this.pool, async (client) => {
-      await client.query(Object.entries(PLANNER_SETTINGS).map(([k, v]) => `SET LOCAL ${k} = ${v}`).join('; '));
-      return fn(client);
-    });
+    const setup = Object.entries(PLANNER_SETTINGS)
+      .map(([k, v]) => `SET LOCAL ${k} = ${v}`)
+      .join('; ');
+    return inTransaction(this.pool, fn, { setup, replay: false });
   }
 
   async end(): Promise<void> {

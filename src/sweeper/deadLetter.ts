@@ -7,7 +7,7 @@
 // Rows: deletes the timers of $2 that still carry $1 and inserts one dead_letters row for each,
 //   in the same statement. Payload bytes, payload_zstd and encrypted are kept exactly as stored.
 // A timer's DLQ row is not replayable (timer_dlq_not_replayable): it never had a consumer group.
-import type { Queryable } from '../services/sql.ts';
+import type { Queryable } from '../db/transaction.ts';
 
 /** The synthetic consumer group of DLQ rows written by the sweeper. */
 export const TIMER_DLQ_CONSUMER_GROUP = '__timers__';

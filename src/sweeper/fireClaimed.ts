@@ -1,7 +1,7 @@
-// fireClaimed — moves claimed timers into the log in one transaction: lock the destination
-// partitions for append (lockPartitionsForAppend: commit order = seq order per partition, so a
-// consumer's cursor never passes a frame still being fired), then one statement that deletes and
-// inserts.
+// fireClaimed — moves claimed timers into the log in one transaction, through the log's append
+// (src/services/log/append.ts): it locks the destination partitions (commit order = seq order per
+// partition, so a consumer's cursor never passes a frame still being fired), then runs one
+// statement that deletes the timers and inserts their frames.
 //
 // Parameters: $1 claim token, $2 tids of the timers to fire (tid[]), and the replacement bytes for
 //   timers whose stored payload cannot enter the log as it is (zstd: the log has no zstd flag):
@@ -16,8 +16,8 @@
 //   the statement fails rather than delivering compressed bytes as if they were the payload.
 // Returns one row: deleted, inserted, and per tenant+queue the fire lags (created_at − deliver_at,
 //   PostgreSQL's clock, seconds).
-import { lockPartitionsForAppend } from '../services/queues.ts';
-import { inTransaction } from '../services/sql.ts';
+import { append } from '../services/log/append.ts';
+import { inTransaction } from '../db/transaction.ts';
 import type { ClaimedTimer } from './claimDue.ts';
 import type { SweeperDb } from './db.ts';
 
@@ -33,40 +33,42 @@ export interface FireResult {
   queues: { tenant: string; queue: string; lags: number[] }[];
 }
 
-const FIRE_CLAIMED_SQL = `
-WITH o AS (
+/** The fired timers as frames (see the header); feeds the log's one append statement. */
+const FIRED_FRAMES = `
+o AS (
   SELECT * FROM unnest($3::tid[], $4::bytea[], $5::boolean[]) AS o(tid, payload, encrypted)
 ), d AS (
   DELETE FROM timers t
   WHERE t.ctid = ANY ($2::tid[]) AND t.claim_token = $1
   RETURNING t.ctid AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.deliver_at, t.txn, t.message_id,
     t.payload, t.payload_zstd, t.encrypted, t.producer_sub
-), ins AS (
-  INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub, timer_key, deliver_at)
-  SELECT d.tenant, d.message_id, d.queue, d.partition, d.txn,
-    CASE WHEN o.tid IS NOT NULL THEN o.payload WHEN d.payload_zstd THEN NULL ELSE d.payload END,
-    coalesce(o.encrypted, d.encrypted), d.producer_sub, d.timer_key, d.deliver_at
+), frames AS (
+  SELECT row_number() OVER (ORDER BY d.deliver_at, d.timer_key) AS ord, d.tenant, d.message_id AS id, d.queue,
+    d.partition, d.txn AS transaction_id,
+    CASE WHEN o.tid IS NOT NULL THEN o.payload WHEN d.payload_zstd THEN NULL ELSE d.payload END AS payload,
+    coalesce(o.encrypted, d.encrypted) AS encrypted, d.producer_sub, d.timer_key, d.deliver_at
   FROM d LEFT JOIN o ON o.tid = d.tid
-  ORDER BY d.deliver_at, d.timer_key
-  ON CONFLICT DO NOTHING
-  RETURNING tenant, queue, extract(epoch FROM created_at - deliver_at)::float8 AS lag
-)
+)`;
+
+const FIRE_RESULT = `
 SELECT (SELECT count(*) FROM d)::int AS deleted,
-  (SELECT count(*) FROM ins)::int AS inserted,
+  (SELECT count(*) FROM appended)::int AS inserted,
   (SELECT coalesce(json_agg(g), '[]'::json)
-     FROM (SELECT tenant, queue, array_agg(lag) AS lags FROM ins GROUP BY tenant, queue) g) AS queues`;
+     FROM (SELECT tenant, queue, array_agg(lag) AS lags FROM appended GROUP BY tenant, queue) g) AS queues`;
 
 export async function fireClaimed(db: SweeperDb, token: string, rows: ClaimedTimer[], replacements: Map<string, Replacement>): Promise<FireResult> {
   const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
-  return inTransaction(db.pool, async (client) => {
-    await lockPartitionsForAppend(client, rows);
-    const r = await client.query(FIRE_CLAIMED_SQL, [
-    token,
-    rows.map((x) => x.tid),
-    repl.map((x) => x.tid),
-    repl.map((x) => x.payload),
-      repl.map((x) => x.encrypted),
-    ]);
-    return r.rows[0] as FireResult;
-  });
+  // No replay here: the sweeper retries by its own rules, and the claim token makes that safe.
+  return inTransaction(
+    db.pool,
+    async (tx) => {
+      const [result] = await append<FireResult & Record<string, unknown>>(tx, rows, {
+        ctes: FIRED_FRAMES,
+        params: [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted)],
+        result: FIRE_RESULT,
+      });
+      return result;
+    },
+    { replay: false },
+  );
 }

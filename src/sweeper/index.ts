@@ -4,7 +4,7 @@
 //   sweepOnce():  claimDue → pack (zstd) → fireClaimed → (on failure: isolate) → backOff / deadLetter
 //   startSweeper: a thin loop around sweepOnce() that sleeps until the next deliverAt, clamped to
 //                 [QUEEN_SWEEPER_MIN_SLEEP_MS, QUEEN_SWEEPER_MAX_SLEEP_MS], and is woken earlier by
-//                 schedules that land before its wake-up (events.onTimer: in-process and NOTIFY).
+//                 schedules that land before its wake-up (notifier.onTimer: in-process and NOTIFY).
 //
 // Catch-up (after downtime or an operator pause) drains the backlog batch by batch in deliverAt
 // order: a claim and a fire per 1,000 timers (~20–30 ms each here), the event loop yielded between
@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TimerDue } from '../notify.ts';
-import type { Services } from '../trpc.ts';
+import type { Services } from '../context.ts';
 import { backOff, type BackOffRow } from './backOff.ts';
 import { claimDue, type ClaimedTimer, type ClaimResult } from './claimDue.ts';
 import { countPending } from './countPending.ts';
@@ -143,7 +143,7 @@ class TimerSweeper implements Sweeper {
   }
 
   startLoop(): void {
-    this.unsubscribe = this.services.events.onTimer((e) => this.onTimer(e));
+    this.unsubscribe = this.services.notifier.onTimer((e) => this.onTimer(e));
     this.loopDone = this.run();
   }
 
@@ -268,7 +268,7 @@ class TimerSweeper implements Sweeper {
     m.fired.inc(fired.deleted);
     for (const q of fired.queues) {
       for (const lag of q.lags) m.fireLag.observe(lag);
-      this.services.events.messagesPushed(q.tenant, q.queue);
+      this.services.notifier.messagesPushed(q.tenant, q.queue);
     }
     if (fired.deleted < sent) this.log.debug({ sent, deleted: fired.deleted }, 'lease lost on some timers; another broker owns them');
     if (fired.inserted < fired.deleted) this.log.debug({ deduplicated: fired.deleted - fired.inserted }, 'txn already in the log');

@@ -1,6 +1,6 @@
 // Arranging timers in SQL for sweeper tests and the benchmark: rows are made due by deliver_at
 // computed from PostgreSQL's now(), never from the Node clock.
-import type { Queryable } from '../../src/services/sql.ts';
+import type { Queryable } from '../../src/db/transaction.ts';
 
 export interface TimerRows {
   tenant?: string;

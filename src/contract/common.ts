@@ -1,4 +1,4 @@
-// Field schemas shared by the log and timer routes.
+// Field schemas shared by the log and timer routes, and the shape of a route of the contract.
 import { z } from 'zod';
 
 // PostgreSQL text cannot hold NUL; other control characters are refused so keys print cleanly.
@@ -23,6 +23,9 @@ export const utf8Key = (maxBytes: number) => {
 };
 
 export const NAME_MAX_BYTES = 256;
+
+/** Tenant names (the JWT claim and the admin path): letters, digits and . _ : -, bounded. */
+export const tenantName = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
 
 /** A queue name is a path segment: no '/', no control characters. */
 // '.' and '..' are refused as names that travel in paths: URL clients resolve them away.
@@ -52,5 +55,38 @@ export const base64Payload = z.base64().describe('the exact payload bytes, base6
 /** Instants are rendered by PostgreSQL: ISO 8601, UTC, microseconds. */
 export const instant = z.string().describe('ISO 8601 instant in UTC with microseconds, on PostgreSQL clock');
 
-/** SQL fragment rendering a timestamptz column as the wire's instant string. */
-export const isoSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+/** The partition of a push or schedule that names none. */
+export const DEFAULT_PARTITION = 'Default';
+
+/**
+ * One route of the contract: its place in the REST API, its documentation and its zod schemas.
+ * The tRPC procedures (src/routers) take their input, output and OpenAPI meta from here; the REST
+ * projection (src/http/rest.ts) routes by it; the OpenAPI document is generated from the procedures.
+ */
+export interface RouteDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: `/api/${string}`;
+  tags: string[];
+  summary: string;
+  description?: string;
+  errorResponses?: number[];
+  input: I;
+  output: O;
+  /** Success status when it is not 200 (e.g. 201 for push). */
+  status?: number;
+  /** Name of the path parameter that swallows the rest of the path, slashes included. */
+  catchAll?: string;
+  /**
+   * Headers added to every refusal of this route (any 4xx/5xx, including those raised before the
+   * procedure runs), computed from the raw, unvalidated input.
+   */
+  refusalHeaders?: (rawInput: Record<string, unknown>) => Record<string, string>;
+}
+
+export const route = <I extends z.ZodType, O extends z.ZodType>(def: RouteDef<I, O>): RouteDef<I, O> => def;
+
+/** The `meta.openapi` of a procedure serving `def` (what trpc-to-openapi documents). */
+export function openapiMeta(def: RouteDef) {
+  const { method, path, tags, summary, description, errorResponses } = def;
+  return { openapi: { method, path, tags, summary, description, errorResponses } };
+}

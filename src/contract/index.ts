@@ -1,0 +1,15 @@
+// The whole contract: every route of the API, keyed by the tRPC procedure path that serves it.
+// src/http/rest.ts routes requests by this table; test/fuzz.test.ts covers each entry.
+import { adminRoutes } from './admin.ts';
+import type { RouteDef } from './common.ts';
+import { logRoutes } from './log.ts';
+import { timerRoutes } from './timers.ts';
+
+const prefixed = (area: string, routes: Record<string, RouteDef>) =>
+  Object.fromEntries(Object.entries(routes).map(([name, def]) => [`${area}.${name}`, def]));
+
+export const CONTRACT_ROUTES: Readonly<Record<string, RouteDef>> = {
+  ...prefixed('timers', timerRoutes),
+  ...prefixed('log', logRoutes),
+  ...prefixed('admin', adminRoutes),
+};

@@ -1,0 +1,329 @@
+// The log routes' wire: a Queen-compatible core of a PostgreSQL message log (configure, push,
+// pop, ack, dead letters), where timers deliver. Wire shapes follow Queen: camelCase frames and
+// bodies, snake_case push results. src/services/log/ implements them; src/routers/log.ts serves them.
+import { z } from 'zod';
+import { consumerGroupName, instant, partitionName, queueName, route, txnSchema } from './common.ts';
+
+/** Queen's consumer group for competing consumers: one cursor per partition, shared. */
+export const QUEUE_MODE = '__QUEUE_MODE__';
+export const MAX_PUSH_ITEMS = 1000;
+export const MAX_ACKS_PER_BATCH = 1000;
+export const POP_BATCH_MAX = 1000;
+/** Queen's default long-poll timeout; longer waits are clamped to POP_TIMEOUT_MAX_MS. */
+export const POP_TIMEOUT_DEFAULT_MS = 30_000;
+export const POP_TIMEOUT_MAX_MS = 60_000;
+export const DLQ_LIMIT_DEFAULT = 100;
+export const DLQ_LIMIT_MAX = 1000;
+/** A week: a lease longer than that is a consumer that died, not one that is slow. */
+export const LEASE_TIME_MAX_SECONDS = 7 * 24 * 3600;
+
+/** Query-string booleans: `true`/`false` (also `1`/`0`). Anything else is a 400. */
+const queryBool = (description: string) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .describe(description)
+    .transform((v) => v === 'true' || v === '1');
+
+/** Query-string integers: digits only (`10`, not `1e1` or `10.5`). */
+const queryInt = (description: string) =>
+  z.string().regex(/^\d{1,15}$/, 'must be a non-negative integer').describe(description).transform(Number);
+
+// --- configure -------------------------------------------------------------------------------
+
+export const queueOptionsSchema = z
+  .object({
+    encryptionEnabled: z.boolean().describe('encrypt payloads at rest (AES-256-GCM); needs QUEEN_ENCRYPTION_KEY on the broker'),
+    leaseTime: z.number().int().min(1).max(LEASE_TIME_MAX_SECONDS).describe('seconds a pop leases its partition'),
+    retryLimit: z.number().int().min(0).max(1000).describe('redeliveries after a failed ack before the frame goes to the DLQ'),
+  })
+  .meta({ id: 'QueueOptions' });
+
+export type QueueOptions = z.infer<typeof queueOptionsSchema>;
+
+// --- push ------------------------------------------------------------------------------------
+
+const jsonPayload = z.json().describe('any JSON document; stored as the exact UTF-8 bytes of its JSON text');
+
+export const pushItemSchema = z
+  .strictObject({
+    queue: queueName,
+    partition: partitionName.optional(),
+    payload: jsonPayload,
+    transactionId: txnSchema.optional().describe('minted (uuid) when absent; a txn already in the partition answers "duplicate"'),
+  })
+  .meta({ id: 'PushItem' });
+
+export type PushItem = z.infer<typeof pushItemSchema>;
+
+export const pushResultSchema = z
+  .object({
+    index: z.number().int().describe("the item's position in the request"),
+    transaction_id: z.string(),
+    status: z.enum(['queued', 'duplicate']).describe('duplicate: the txn was already in the partition; message_id is the existing frame'),
+    message_id: z.guid(),
+  })
+  .meta({ id: 'PushResult' });
+
+export type PushResult = z.infer<typeof pushResultSchema>;
+
+// --- pop -------------------------------------------------------------------------------------
+
+export const frameSchema = z
+  .object({
+    id: z.guid().describe("the frame's message id (for a timer: the messageId minted at schedule)"),
+    transactionId: z.string(),
+    partitionId: z.guid().describe('pass back with transactionId to ack'),
+    partition: z.string(),
+    queue: z.string(),
+    consumerGroup: z.string(),
+    leaseId: z.guid().nullable().describe('the partition lease this frame was popped under; null with autoAck'),
+    producerSub: z.string().describe('the authenticated subject that pushed or scheduled it'),
+    createdAt: instant.describe('when the frame entered the log, PostgreSQL clock, microseconds'),
+    payload: z.string().describe('the exact payload bytes, base64 (decrypted when the queue encrypts and the key fits)'),
+    data: z.unknown().optional().describe('the payload bytes parsed, when they are one JSON document; else absent'),
+    encrypted: z.boolean().describe('true only when the payload could not be decrypted: payload is then the ciphertext'),
+    error: z.string().optional().describe('why the payload is not readable (decryption failed); the frame is still delivered'),
+  })
+  .meta({ id: 'LogFrame' });
+
+export type Frame = z.infer<typeof frameSchema>;
+
+const popQuery = {
+  queue: queueName,
+  batch: queryInt(`frames to pop (default 1, clamped to [1, ${POP_BATCH_MAX}])`).optional(),
+  wait: queryBool('long-poll: wait for frames up to `timeout` ms').optional(),
+  timeout: queryInt(`long-poll limit in ms (default ${POP_TIMEOUT_DEFAULT_MS}, clamped to ${POP_TIMEOUT_MAX_MS})`).optional(),
+  consumerGroup: consumerGroupName.optional(),
+  autoAck: queryBool('complete the frames as they are handed out (no lease)').optional(),
+};
+
+const popOutput = z.object({ messages: z.array(frameSchema) }).meta({ id: 'PopResult' });
+
+const POP_DESCRIPTION =
+  "FIFO per partition. A pop leases the partition to the caller for its consumer group for the queue's leaseTime: " +
+  'other consumers of the group skip it until every frame of the batch is acked or the lease expires (then the ' +
+  'unacked frames are redelivered). `__QUEUE_MODE__` (the default) is competing consumers sharing one cursor per ' +
+  'partition; a named group has its own cursors and starts at the beginning of each partition. Answers 204 when ' +
+  'there is nothing to pop (after waiting, with wait=true).';
+
+// --- ack -------------------------------------------------------------------------------------
+
+export const ACK_STATUSES = ['completed', 'failed', 'dlq'] as const;
+export type AckStatus = (typeof ACK_STATUSES)[number];
+
+const ackFields = {
+  transactionId: txnSchema,
+  partitionId: z.guid().describe("the frame's partitionId"),
+  status: z.enum(ACK_STATUSES).default('completed').describe("failed: redelivered up to the queue's retryLimit, then DLQ"),
+  leaseId: z.string().max(64).nullish().describe('the leaseId of the pop; when given it must be the live lease'),
+  error: z
+    .string()
+    .max(10_000)
+    .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
+    .nullish()
+    .describe('why it failed; kept on the dead letter'),
+};
+
+export const ackItemSchema = z.strictObject({ ...ackFields, consumerGroup: consumerGroupName.nullish() }).meta({ id: 'Ack' });
+
+export const ackResultSchema = z
+  .object({
+    transactionId: z.string(),
+    partitionId: z.string(),
+    status: z
+      .enum(ACK_STATUSES)
+      .describe('the verdict now recorded: a failure past retryLimit is dlq; a repeated ack answers the first verdict'),
+    consumerGroup: z.string().nullable().describe("null for '__QUEUE_MODE__' (as Queen answers)"),
+    retryCount: z.number().int(),
+    leaseReleased: z.boolean().describe('this ack settled the batch: the cursor moved and the partition is free'),
+    acknowledgedAt: instant,
+  })
+  .meta({ id: 'AckResult' });
+
+export type AckResult = z.infer<typeof ackResultSchema>;
+
+export const batchAckResultSchema = z
+  .object({
+    successful: z.number().int(),
+    failed: z.number().int(),
+    results: z.array(
+      z
+        .object({
+          index: z.number().int(),
+          success: z.boolean(),
+          transactionId: z.string(),
+          partitionId: z.string(),
+          status: ackResultSchema.shape.status.optional(),
+          retryCount: z.number().int().optional(),
+          leaseReleased: z.boolean().optional(),
+          error: z
+            .object({ code: z.string(), message: z.string() })
+            .optional()
+            .describe('why this ack was refused (not_found, lease_mismatch)'),
+        })
+        .meta({ id: 'BatchAckItemResult' }),
+    ),
+  })
+  .meta({ id: 'BatchAckResult' });
+
+export type BatchAckResult = z.infer<typeof batchAckResultSchema>;
+
+// --- DLQ -------------------------------------------------------------------------------------
+
+export const deadLetterSchema = z
+  .object({
+    id: z.guid(),
+    queue: z.string(),
+    partition: z.string(),
+    consumerGroup: z.string().describe("'__timers__' for a timer whose fire exhausted its attempts"),
+    messageId: z.guid(),
+    transactionId: z.string(),
+    producerSub: z.string(),
+    errorMessage: z.string().nullable(),
+    retryCount: z.number().int(),
+    fromTimer: z.boolean().describe('a timer that never fired: not replayable'),
+    timerKey: z.string().nullable(),
+    createdAt: instant.describe('when it was dead-lettered'),
+    payload: z.string().describe('base64 of the payload bytes (decrypted and decompressed when possible)'),
+    data: z.unknown().optional(),
+    encrypted: z.boolean(),
+    error: z.string().optional(),
+  })
+  .meta({ id: 'DeadLetter' });
+
+export type DeadLetter = z.infer<typeof deadLetterSchema>;
+
+export const deadLetterPageSchema = z
+  .object({ messages: z.array(deadLetterSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
+  .meta({ id: 'DeadLetterPage' });
+
+export type DeadLetterPage = z.infer<typeof deadLetterPageSchema>;
+
+export const replayResultSchema = z
+  .object({
+    replayed: z.literal(true),
+    id: z.string(),
+    queue: z.string(),
+    partition: z.string(),
+    transactionId: z.string().describe("the new frame's transactionId"),
+    messageId: z.guid(),
+  })
+  .meta({ id: 'ReplayResult' });
+
+export type ReplayResult = z.infer<typeof replayResultSchema>;
+
+// --- routes ----------------------------------------------------------------------------------
+
+export const logRoutes = {
+  configure: route({
+    method: 'POST',
+    path: '/api/v1/configure',
+    tags: ['log'],
+    summary: 'Create a queue or change its options (omitted options keep their value); answers the effective options',
+    description:
+      'Defaults: encryptionEnabled false, leaseTime 300 s, retryLimit 3. Produce grant. encryptionEnabled=true on a ' +
+      'broker without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.',
+    errorResponses: [400, 401, 403, 503],
+    input: z.strictObject({ queue: queueName, options: queueOptionsSchema.partial().strict().default({}) }),
+    output: z.object({ configured: z.literal(true), queue: z.string(), options: queueOptionsSchema }).meta({ id: 'ConfigureResult' }),
+  }),
+
+  push: route({
+    method: 'POST',
+    path: '/api/v1/push',
+    tags: ['log'],
+    summary: 'Append messages to queues (created on first use); one snake_case result per item, as Queen answers',
+    description:
+      `1–${MAX_PUSH_ITEMS} items in one transaction. A transactionId already in the partition answers "duplicate" with ` +
+      "the existing message_id. producerSub is the credential's subject. Pushing to an encrypting queue on a broker " +
+      'without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.',
+    errorResponses: [400, 401, 403, 503],
+    input: z.strictObject({ items: z.array(pushItemSchema).min(1).max(MAX_PUSH_ITEMS) }),
+    output: z.array(pushResultSchema),
+    status: 201,
+  }),
+
+  popQueue: route({
+    method: 'GET',
+    path: '/api/v1/pop/queue/{queue}',
+    tags: ['log'],
+    summary: 'Pop a batch of frames from any free partition of a queue (204 when empty)',
+    description: POP_DESCRIPTION,
+    errorResponses: [400, 401, 403, 503],
+    input: z.strictObject(popQuery),
+    output: popOutput,
+  }),
+
+  popPartition: route({
+    method: 'GET',
+    path: '/api/v1/pop/queue/{queue}/partition/{partition}',
+    tags: ['log'],
+    summary: 'Pop a batch of frames from one partition (204 when empty or leased to another consumer of the group)',
+    description: POP_DESCRIPTION,
+    errorResponses: [400, 401, 403, 503],
+    input: z.strictObject({ ...popQuery, partition: partitionName }),
+    output: popOutput,
+  }),
+
+  ack: route({
+    method: 'POST',
+    path: '/api/v1/ack',
+    tags: ['log'],
+    summary: 'Acknowledge one frame: completed, failed (redelivered up to retryLimit, then DLQ) or dlq',
+    description:
+      'The frame must be in the live leased batch of its partition for the consumer group: otherwise (lease expired, ' +
+      'another consumer holds it now, wrong leaseId) 409 lease_mismatch, and the frame is redelivered. Acking a frame ' +
+      'already completed or dead-lettered answers that verdict again (idempotent). Unknown frame: 404.',
+    errorResponses: [400, 401, 403, 404, 409, 503],
+    input: ackItemSchema,
+    output: ackResultSchema,
+  }),
+
+  ackBatch: route({
+    method: 'POST',
+    path: '/api/v1/ack/batch',
+    tags: ['log'],
+    summary: 'Acknowledge many frames in one transaction; one result per item, refusals reported per item',
+    description:
+      "Body `{acknowledgments: [...], consumerGroup?}` as Queen names it; an item's consumerGroup overrides the " +
+      'top-level one. Per item, the same rules as POST /api/v1/ack; a refused item (not_found, lease_mismatch) does ' +
+      'not stop the others.',
+    errorResponses: [400, 401, 403, 503],
+    input: z.strictObject({
+      acknowledgments: z.array(ackItemSchema).min(1).max(MAX_ACKS_PER_BATCH),
+      consumerGroup: consumerGroupName.nullish(),
+    }),
+    output: batchAckResultSchema,
+  }),
+
+  dlq: route({
+    method: 'GET',
+    path: '/api/v1/dlq',
+    tags: ['log'],
+    summary: "List the tenant's dead letters, oldest first, optionally by queue and consumer group",
+    description: `\`limit\` defaults to ${DLQ_LIMIT_DEFAULT} and is clamped to [1, ${DLQ_LIMIT_MAX}].`,
+    errorResponses: [400, 401, 403, 503],
+    input: z.strictObject({
+      queue: queueName.optional(),
+      consumerGroup: consumerGroupName.optional(),
+      limit: queryInt(`page size (default ${DLQ_LIMIT_DEFAULT}, clamped to [1, ${DLQ_LIMIT_MAX}])`).optional(),
+      offset: queryInt('rows to skip (default 0)').optional(),
+    }),
+    output: deadLetterPageSchema,
+  }),
+
+  replay: route({
+    method: 'POST',
+    path: '/api/v1/dlq/{id}/replay',
+    tags: ['log'],
+    summary: "Re-push a consumer's dead letter as a new frame (new message id and transactionId) and remove it from the DLQ",
+    description:
+      "The new frame is appended to the end of its partition and every consumer group sees it. A timer's dead letter " +
+      '(fromTimer, consumer group __timers__) never entered the log and is refused with 403 timer_dlq_not_replayable: ' +
+      'schedule the timer again instead.',
+    errorResponses: [400, 401, 403, 404, 503],
+    input: z.strictObject({ id: z.guid().describe('the dead letter id') }),
+    output: replayResultSchema,
+    status: 201,
+  }),
+};

@@ -1,0 +1,100 @@
+// The one transaction runner. Every request path and the sweeper run their transactions here, on
+// a pg client from the pool, with raw SQL. Prisma's interactive transactions are not used: their
+// 5 s timeout surfaced as a 500 on a slow pop or a large ack batch, and they cost ~30 % of the
+// schedule path's throughput (README, "Benchmarks").
+//
+// What it guarantees:
+//  - BEGIN … COMMIT on one connection, ROLLBACK on any error; a connection that broke mid-way is
+//    discarded, never returned to the pool.
+//  - A transaction PostgreSQL aborted as a deadlock victim or a serialization failure is replayed
+//    whole (nothing of the failed attempt was committed), with jittered exponential backoff.
+//  - A transient database failure that outlives its replays (lost connection, server shutting
+//    down, out of connections) becomes 503 database_unavailable with Retry-After, never a 500.
+//    No statement timeout is imposed here: a slow database answers slowly, then 503 if it fails.
+import type pg from 'pg';
+import { ApiError, isTransientDbError, sqlState, SQLSTATE } from '../errors.ts';
+
+/** Anything that runs a parameterised query: the pool, or a client inside a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/** Attempts of a transaction that keeps being picked as a deadlock or serialization victim. */
+export const REPLAY_ATTEMPTS = 8;
+
+export interface TransactionOptions {
+  /** Statements run right after BEGIN (e.g. SET LOCAL planner settings). */
+  setup?: string;
+  /** false: run once, no replay (the caller retries by other means, like the sweeper's token). */
+  replay?: boolean;
+}
+
+/**
+ * Runs fn inside one transaction on a pooled connection; see the top of this file.
+ * Never await another connection of the same pool inside fn: embedded PGlite runs on a single
+ * connection, so fn would wait for itself.
+ */
+export async function inTransaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+  if (opts.replay === false) return once(pool, fn, opts.setup);
+  return replayOnConflict(() => once(pool, fn, opts.setup));
+}
+
+/**
+ * Replays fn when PostgreSQL picked it as a deadlock victim or failed it for serialization, and
+ * turns a transient failure that outlived the replays into 503. Also for single statements
+ * outside a transaction (a cancel's DELETE can deadlock with a batch holding the same row).
+ */
+export async function replayOnConflict<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isReplayable(err) && attempt < REPLAY_ATTEMPTS) {
+        // Full jitter: 5, 10, 20 … ms ceilings, so colliding transactions spread out.
+        await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt));
+        continue;
+      }
+      throw unavailableOr(err);
+    }
+  }
+}
+
+async function once<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>, setup?: string): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  // A checked-out client whose connection dies (pg_terminate_backend, a restart) emits 'error'
+  // besides failing its query; unheard, that event would crash the process. The query's own
+  // rejection carries the failure; the client is discarded at release.
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
+  try {
+    await client.query(setup ? `BEGIN; ${setup}` : 'BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    throw err;
+  } finally {
+    client.off('error', onError);
+    client.release(broken);
+  }
+}
+
+function isReplayable(err: unknown): boolean {
+  const code = sqlState(err);
+  return code === SQLSTATE.deadlockDetected || code === SQLSTATE.serializationFailure;
+}
+
+/** A transient failure is "not your fault, retry shortly"; anything else passes through. */
+export function unavailableOr(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  if (isTransientDbError(err)) {
+    return new ApiError('database_unavailable', 'the database is busy or unreachable; retry shortly', { retryAfter: 1 }, { cause: err });
+  }
+  return err;
+}

@@ -1,0 +1,73 @@
+// append — the only way a frame enters the log. Push, dead-letter replay and the sweeper's fire all
+// append through here, so all of them take the partition lock below; a second way to insert into
+// `messages` would be a path that forgot it.
+//
+// Why the lock: a frame's seq is drawn when it is inserted but becomes visible when its
+// transaction commits. Two transactions appending to one partition could therefore commit out of
+// seq order, and a pop that settled the later frame would move the partition's cursor past the
+// earlier one — which would then never be delivered. Holding the partition rows from before the
+// insert until commit makes commit order equal seq order within each partition. Rows are locked in
+// key order, so appenders never deadlock on each other.
+import type { Queryable } from '../../db/transaction.ts';
+
+/** A partition appended to: the unit of the append lock. */
+export interface PartitionKey {
+  tenant: string;
+  queue: string;
+  partition: string;
+}
+
+/**
+ * lockPartitionsForAppend — $1 tenants, $2 queues, $3 partitions (parallel arrays; duplicates
+ * allowed). Locks: those partition rows, FOR UPDATE, in key order, until commit. Rows: one per
+ * distinct existing partition.
+ */
+const LOCK_PARTITIONS_SQL = `
+SELECT 1 FROM partitions p
+ WHERE (p.tenant, p.queue, p.name) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))
+ ORDER BY p.tenant, p.queue, p.name
+   FOR UPDATE OF p`;
+
+/**
+ * The frames to append, as SQL: `ctes` is a list of WITH items ending in one named `frames` with
+ * the columns (ord, tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub,
+ * timer_key, deliver_at); frames enter the log in `ord` order (seq follows it). `params` are its
+ * parameters. `result` is the statement's final SELECT, over `appended` (the rows inserted: tenant,
+ * queue, partition, id, transaction_id, lag) and the source's CTEs; by default the appended rows.
+ * The fragments are constants of the callers, never input.
+ */
+export interface FrameSource {
+  ctes: string;
+  params: unknown[];
+  result?: string;
+}
+
+/**
+ * The log's one insert statement. A txn already in its partition is skipped (the log's dedupe on
+ * (tenant, queue, partition, transaction_id), which also makes a repeat within one source
+ * harmless); message ids are fresh uuids, so the other unique key never conflicts in practice. `lag` is created_at − deliver_at in seconds on
+ * PostgreSQL's clock, for timer frames (null for pushed ones).
+ */
+const appendSql = (s: FrameSource) => `
+WITH ${s.ctes},
+appended AS (
+  INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub, timer_key, deliver_at)
+  SELECT f.tenant, f.id, f.queue, f.partition, f.transaction_id, f.payload, f.encrypted, f.producer_sub, f.timer_key, f.deliver_at
+    FROM frames f
+   ORDER BY f.ord
+  ON CONFLICT DO NOTHING
+  RETURNING tenant, queue, partition, id::text AS id, transaction_id,
+            extract(epoch FROM created_at - deliver_at)::float8 AS lag
+)
+${s.result ?? 'SELECT * FROM appended'}`;
+
+/**
+ * Appends frames to partitions that exist (ensurePartitions first where they may not). Must run
+ * inside a transaction, which then holds the partitions until it ends.
+ */
+export async function append<R extends Record<string, unknown>>(tx: Queryable, partitions: PartitionKey[], source: FrameSource): Promise<R[]> {
+  if (partitions.length === 0) return [];
+  await tx.query(LOCK_PARTITIONS_SQL, [partitions.map((k) => k.tenant), partitions.map((k) => k.queue), partitions.map((k) => k.partition)]);
+  const r = await tx.query<R>(appendSql(source), source.params);
+  return r.rows;
+}

@@ -1,0 +1,17 @@
+// What the log's services use of the broker: the database, the payload cipher, the wake-ups and
+// the tenants' plans. The request context satisfies it; no service sees more.
+import type { Principal } from '../../auth.ts';
+import type { Database } from '../../db/index.ts';
+import type { Notifier } from '../../notify.ts';
+import type { PayloadCipher } from '../../payload.ts';
+import type { TenantDirectory } from '../tenants.ts';
+
+export interface LogDeps {
+  db: Database;
+  cipher: PayloadCipher | undefined;
+  notifier: Notifier;
+  tenants: TenantDirectory;
+}
+
+/** Who asks: the verified credential's tenant scopes every statement; sub is the producer. */
+export type Caller = Pick<Principal, 'tenant' | 'sub'>;

@@ -1,0 +1,196 @@
+// The plan gates of the schedule batch, in the contract's order: rate, pending-timer quota,
+// storage, horizon, payload ceiling. The rate window and the usage meter are written by one
+// statement, the last of a batch.
+import type { EffectivePlan } from '../../contract/admin.ts';
+import type { Queryable } from '../../db/transaction.ts';
+import { ApiError } from '../../errors.ts';
+import { keyOf, type PreparedOp, type ScheduleOp } from './prepare.ts';
+
+/** Retry-After of a full pending-timer quota: it frees only as timers fire, so not every second. */
+export const QUOTA_RETRY_AFTER_SECONDS = 30;
+
+// ---------------------------------------------------------------------------------------------
+// Pending-timer quota, counted cheaply.
+//
+// Counting a tenant's rows costs O(pending) (the default quota is 1,000,000 rows), so a batch
+// skips the count when it provably cannot exceed the quota: the schedule rate limit is enforced
+// across all brokers, so since an exact count taken at instant T no more than
+// rate × (seconds since T + 1) rows can have been created by anyone. While
+// count + that bound + the batch's possible new rows ≤ quota, no count is needed. With the default
+// plan (1 M rows, 100 k ops/s) an idle tenant is counted at most every ~9 s; a tenant close to its
+// quota is counted on every batch (LIMIT quota + 1, so never more than the quota's rows).
+// The bound is per broker (one PendingCounts in its services) and never needs invalidation: it
+// only ever overestimates, since fires and cancels shrink the real count.
+// Concurrency: the count is not serialized with other batches, so batches in flight at the same
+// instant can together overshoot the quota by at most their own new rows (≤ 256 each).
+const PENDING_CACHE_MAX_TENANTS = 10_000;
+
+/** The last exact pending count of each tenant, and when it was taken (this broker's clock). */
+export class PendingCounts {
+  private readonly counts = new Map<string, { count: number; atMs: number }>();
+
+  get(tenant: string): { count: number; atMs: number } | undefined {
+    return this.counts.get(tenant);
+  }
+
+  set(tenant: string, count: number): void {
+    if (this.counts.size >= PENDING_CACHE_MAX_TENANTS) this.counts.clear();
+    this.counts.set(tenant, { count, atMs: Date.now() });
+  }
+}
+
+/** Horizon and payload ceiling: the gates that need no database, in the contract's order. */
+export function planVerdict(plan: EffectivePlan, ops: PreparedOp[]): ApiError | undefined {
+  const horizonMs = plan.horizonSeconds * 1000;
+  for (const op of ops) {
+    if (op.kind === 'schedule' && op.delayMs > horizonMs) {
+      return new ApiError(
+        'horizon_exceeded',
+        `operations.${op.index}.delayMs: ${op.delayMs} ms is beyond the plan's horizon of ${plan.horizonSeconds} s`,
+        { field: `operations.${op.index}.delayMs`, horizonSeconds: plan.horizonSeconds },
+      );
+    }
+  }
+  for (const op of ops) {
+    if (op.kind === 'schedule' && op.decodedBytes > plan.maxPayloadBytes) {
+      return new ApiError(
+        'payload_too_large_for_plan',
+        `operations.${op.index}.payload: ${op.decodedBytes} bytes exceeds the plan's ceiling of ${plan.maxPayloadBytes} bytes`,
+        { field: `operations.${op.index}.payload`, maxPayloadBytes: plan.maxPayloadBytes },
+      );
+    }
+  }
+  return undefined;
+}
+
+
+/**
+ * admitAndMeter — $1 tenant, $2 ops in the batch, $3 billed messages. Last statement of a batch,
+ * so the tenant's two hot rows (rate window, meter) are locked only from here to commit.
+ * The window is PostgreSQL's current second; a transaction whose second is older than the stored
+ * window counts into the stored one. Rows: one, the window's ops including this batch's.
+ */
+const ADMIT_AND_METER_SQL = `
+WITH w AS (
+  INSERT INTO schedule_rate_windows AS w (tenant, window_start, ops)
+  VALUES ($1, date_trunc('second', clock_timestamp()), $2)
+  ON CONFLICT (tenant) DO UPDATE
+     SET ops = CASE WHEN EXCLUDED.window_start > w.window_start THEN EXCLUDED.ops ELSE w.ops + EXCLUDED.ops END,
+         window_start = greatest(w.window_start, EXCLUDED.window_start)
+  RETURNING ops
+), m AS (
+  INSERT INTO usage_meter AS u (tenant, period, messages)
+  SELECT $1, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM'), $3::bigint WHERE $3::bigint > 0
+  ON CONFLICT (tenant, period) DO UPDATE SET messages = u.messages + EXCLUDED.messages
+)
+SELECT ops FROM w`;
+
+/** rateWindowOps — $1 tenant. No lock. The ops already admitted in the current second. */
+const RATE_WINDOW_SQL = `
+SELECT coalesce((SELECT ops FROM schedule_rate_windows
+                  WHERE tenant = $1 AND window_start >= date_trunc('second', clock_timestamp())), 0) AS ops`;
+
+/**
+ * pendingCount — $1 tenant, $2 cap (quota + 1), $3/$4 the batch's schedule keys. No lock.
+ * Rows: one — the tenant's pending rows (at most the cap) and how many batch keys already exist.
+ */
+const PENDING_SQL = `
+SELECT (SELECT count(*) FROM (SELECT 1 FROM timers WHERE tenant = $1 LIMIT $2) s)::int AS pending,
+       (SELECT count(*) FROM timers t JOIN unnest($3::text[], $4::text[]) AS i(queue, timer_key)
+           ON t.tenant = $1 AND t.queue = i.queue AND t.timer_key = i.timer_key)::int AS existing`;
+
+/**
+ * storageUsed — $1 tenant. No lock; O(the tenant's rows), so only run when a limit is set.
+ * Rows: one — bytes of pending timer payloads plus log frames.
+ */
+const STORAGE_SQL = `
+SELECT ((SELECT coalesce(sum(octet_length(payload)), 0) FROM timers WHERE tenant = $1)
+      + (SELECT coalesce(sum(octet_length(payload)), 0) FROM messages WHERE tenant = $1))::float8 AS used`;
+
+
+function rateRefusal(plan: EffectivePlan, admitted: number, batch: number): ApiError | undefined {
+  if (batch > plan.scheduleRatePerSecond) {
+    // No retry can admit it (403: retrying will not help); only splitting can.
+    return new ApiError(
+      'batch_exceeds_rate',
+      `a batch of ${batch} ops exceeds the plan's rate of ${plan.scheduleRatePerSecond} ops/s and can never be admitted; split it into batches of at most ${plan.scheduleRatePerSecond} ops`,
+      { scheduleRatePerSecond: plan.scheduleRatePerSecond },
+    );
+  }
+  if (admitted > plan.scheduleRatePerSecond) {
+    return new ApiError('rate_limited', `over the plan's rate of ${plan.scheduleRatePerSecond} ops/s; retry after the current second`, {
+      retryAfter: 1,
+      scheduleRatePerSecond: plan.scheduleRatePerSecond,
+    });
+  }
+  return undefined;
+}
+
+/**
+ * The rate gate when a later gate refuses: the rate is read (not admitted) to report the earlier
+ * rung first, as the contract orders them.
+ */
+export async function rateRefusalBefore(q: Queryable, tenant: string, plan: EffectivePlan, batch: number): Promise<ApiError | undefined> {
+  const admitted = (await q.query<{ ops: number }>(RATE_WINDOW_SQL, [tenant])).rows[0].ops;
+  return rateRefusal(plan, Number(admitted) + batch, batch);
+}
+
+/**
+ * Admits the batch into the rate window and meters its billed ops, in one statement, the last of
+ * the batch's transaction; answers the rate refusal when the window overflowed (the caller throws
+ * it, which rolls back the ops, the meter and the window increment).
+ */
+export async function admitAndMeter(q: Queryable, tenant: string, plan: EffectivePlan, batch: number, billed: number): Promise<ApiError | undefined> {
+  const admitted = await q.query<{ ops: number }>(ADMIT_AND_METER_SQL, [tenant, batch, billed]);
+  return rateRefusal(plan, Number(admitted.rows[0].ops), batch);
+}
+
+export async function quotaRefusal(
+  q: Queryable,
+  counts: PendingCounts,
+  tenant: string,
+  plan: EffectivePlan,
+  ops: PreparedOp[],
+): Promise<ApiError | undefined> {
+  const quota = plan.maxPendingTimers;
+  const newKeys = new Map<string, ScheduleOp>();
+  for (const op of ops) if (op.kind === 'schedule') newKeys.set(keyOf(op.queue, op.timerKey), op);
+  const known = counts.get(tenant);
+  if (known) {
+    const createdSince = plan.scheduleRatePerSecond * ((Date.now() - known.atMs) / 1000 + 1);
+    if (known.count + createdSince + newKeys.size <= quota) return undefined;
+  }
+  const keys = [...newKeys.values()];
+  const r = await q.query<{ pending: number; existing: number }>(PENDING_SQL, [
+    tenant,
+    quota + 1,
+    keys.map((k) => k.queue),
+    keys.map((k) => k.timerKey),
+  ]);
+  const { pending, existing } = r.rows[0];
+  counts.set(tenant, pending);
+  const wouldCreate = newKeys.size - existing;
+  if (pending + wouldCreate > quota) {
+    return new ApiError(
+      'pending_quota_exceeded',
+      `the tenant has ${pending >= quota + 1 ? `more than ${quota}` : pending} pending timers; this batch could add ${wouldCreate}, over the plan's quota of ${quota}. It frees as timers fire or are cancelled`,
+      { retryAfter: QUOTA_RETRY_AFTER_SECONDS, maxPendingTimers: quota },
+    );
+  }
+  return undefined;
+}
+
+export async function storageRefusal(q: Queryable, tenant: string, plan: EffectivePlan, ops: PreparedOp[]): Promise<ApiError | undefined> {
+  if (plan.storageLimitBytes === 0) return undefined;
+  const incoming = ops.reduce((n, op) => n + (op.kind === 'schedule' ? op.storedBytes : 0), 0);
+  const r = await q.query<{ used: number }>(STORAGE_SQL, [tenant]);
+  const used = Number(r.rows[0].used);
+  if (used + incoming > plan.storageLimitBytes) {
+    return new ApiError(
+      'storage_limit_exceeded',
+      `the tenant stores ${used} bytes; this batch adds ${incoming}, over the plan's storage limit of ${plan.storageLimitBytes} bytes`,
+      { storageLimitBytes: plan.storageLimitBytes },
+    );
+  }
+  return undefined;
+}

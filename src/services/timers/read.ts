@@ -1,0 +1,82 @@
+// Reading pending timers: peek at one, list a queue's by key. Payloads exactly as stored.
+import type { ListResult, PeekResult, TimerRow } from '../../contract/timers.ts';
+import type { Database } from '../../db/index.ts';
+import { isoSql } from '../../db/sql.ts';
+import { CLAIMED } from './apply.ts';
+import type { Caller } from './deps.ts';
+
+type Deps = { db: Database };
+
+const VIEW_COLUMNS = `queue, timer_key, partition, ${isoSql('deliver_at')} AS deliver_at, txn, message_id::text AS message_id,
+  payload_zstd, encrypted, producer_sub, attempts, last_error, coalesce(${CLAIMED}, false) AS claimed,
+  ${isoSql('created_at')} AS created_at, ${isoSql('updated_at')} AS updated_at`;
+
+interface ViewRow {
+  queue: string;
+  timer_key: string;
+  partition: string;
+  deliver_at: string;
+  txn: string;
+  message_id: string;
+  payload_zstd: boolean;
+  encrypted: boolean;
+  producer_sub: string;
+  attempts: number;
+  last_error: string | null;
+  claimed: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+function view(row: ViewRow): TimerRow {
+  return {
+    queue: row.queue,
+    timerKey: row.timer_key,
+    partition: row.partition,
+    deliverAt: row.deliver_at,
+    txn: row.txn,
+    messageId: row.message_id,
+    payloadZstd: row.payload_zstd,
+    encrypted: row.encrypted,
+    producerSub: row.producer_sub,
+    attempts: Number(row.attempts),
+    lastError: row.last_error,
+    claimed: row.claimed,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * peek — $1 tenant, $2 queue, $3 timer_key. No lock. Rows: 0 or 1. The payload as stored, in
+ * base64 without the line breaks encode() puts every 76 characters.
+ */
+const PEEK_SQL = `
+SELECT ${VIEW_COLUMNS}, translate(encode(payload, 'base64'), E'\\n', '') AS payload
+  FROM timers WHERE tenant = $1 AND queue = $2 AND timer_key = $3`;
+
+/**
+ * list — $1 tenant, $2 queue, $3 exclusive cursor|null, $4 limit + 1. No lock. Walks the primary
+ * key (tenant, queue, timer_key COLLATE "C") in byte order. Rows: 0..limit + 1; the extra row
+ * says truncated.
+ */
+const LIST_SQL = `
+SELECT ${VIEW_COLUMNS} FROM timers
+ WHERE tenant = $1 AND queue = $2 AND ($3::text IS NULL OR timer_key > $3::text COLLATE "C")
+ ORDER BY timer_key COLLATE "C" LIMIT $4`;
+
+/** One pending timer, payload exactly as stored (never decrypted); a miss is {found: false}. */
+export async function peek(deps: Deps, caller: Pick<Caller, 'tenant'>, queue: string, timerKey: string): Promise<PeekResult> {
+  const r = await deps.db.pool.query<ViewRow & { payload: string }>(PEEK_SQL, [caller.tenant, queue, timerKey]);
+  const row = r.rows[0];
+  if (!row) return { found: false as const };
+  return { found: true as const, ...view(row), payload: row.payload };
+}
+
+/** One page of a queue's pending timers by key in byte order, without payloads. */
+export async function list(deps: Deps, caller: Pick<Caller, 'tenant'>, queue: string, after: string | undefined, limit: number): Promise<ListResult> {
+  const r = await deps.db.pool.query<ViewRow>(LIST_SQL, [caller.tenant, queue, after ?? null, limit + 1]);
+  const truncated = r.rows.length > limit;
+  const rows = r.rows.slice(0, limit).map(view);
+  return { rows, truncated, nextAfter: rows.length ? rows[rows.length - 1].timerKey : null };
+}
