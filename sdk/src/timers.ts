@@ -1,8 +1,7 @@
 // The timer routes, ergonomically: schedule / reschedule / cancel / peek / list and a batch
 // builder. Cancels always go to DELETE /api/v1/timers/:queue/*timerKey — the one route that no
-// grant, pause, quota or cluster block may refuse (shared/seeds/timer-routes.txt, "Cancel is not
-// schedule"); a batch carries a cancel only when the caller opts into the schedule route's
-// authorization by name.
+// grant, pause, quota or cluster block may refuse (the README, "The same with the SDK"); a batch
+// carries a cancel only when the caller opts into the schedule route's authorization by name.
 import { QueenTimersError } from './errors.ts';
 import { type CallOptions, type Http, mintId } from './http.ts';
 import { segmentPath, timerKeyPath } from './paths.ts';

@@ -7,7 +7,7 @@
 //                 schedules that land before its wake-up (notifier.onTimer: in-process and NOTIFY).
 //
 // Catch-up (after downtime or an operator pause) drains the backlog batch by batch in deliverAt
-// order: a claim and a fire per 1,000 timers (~20–30 ms each here), the event loop yielded between
+// order: a claim and a fire per batch (QUEEN_SWEEPER_BATCH_SIZE), the event loop yielded between
 // batches, the request path on its own connections (embedded: sharing the one connection
 // statement by statement), so schedules, pushes and pops are served throughout, and a timer that
 // matures during the catch-up takes its place by deliverAt.
@@ -170,9 +170,8 @@ class TimerSweeper implements Sweeper {
       result.claimed = claim.rows.length;
       if (claim.rows.length > 0) {
         // A full batch means a backlog: claim the next batch while this one fires, on a second
-        // connection, so PostgreSQL works on both at once (the claim's UPDATE costs ~0.8× the
-        // fire here). Measured on 2 cores, 100,000 due timers: ~20,000 → ~35,000 frames/s on an
-        // otherwise idle machine. The next pass fires it after this fire has committed, so the
+        // connection, so PostgreSQL works on both at once (the claim's UPDATE costs nearly as much
+        // as the fire; docs/measurements.md has the gain). The next pass fires it after this fire has committed, so the
         // deliverAt order within a partition holds; stop() releases it if no pass fires it.
         // Not on embedded PGlite: one backend behind one connection, nothing runs beside anything.
         if (claim.rows.length >= this.cfg.QUEEN_SWEEPER_BATCH_SIZE && !this.stopping && !this.db.embedded) {

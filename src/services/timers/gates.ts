@@ -16,9 +16,9 @@ export const QUOTA_RETRY_AFTER_SECONDS = 30;
 // skips the count when it provably cannot exceed the quota: the schedule rate limit is enforced
 // across all brokers, so since an exact count taken at instant T no more than
 // rate × (seconds since T + 1) rows can have been created by anyone. While
-// count + that bound + the batch's possible new rows ≤ quota, no count is needed. With the default
-// plan (1 M rows, 100 k ops/s) an idle tenant is counted at most every ~9 s; a tenant close to its
-// quota is counted on every batch (LIMIT quota + 1, so never more than the quota's rows).
+// count + that bound + the batch's possible new rows ≤ quota, no count is needed: an idle tenant
+// far from its quota is counted every (quota − count) / rate seconds, a tenant close to it on
+// every batch (LIMIT quota + 1, so never more than the quota's rows).
 // The bound is per broker (one PendingCounts in its services) and never needs invalidation: it
 // only ever overestimates, since fires and cancels shrink the real count.
 // Concurrency: the count is not serialized with other batches, so batches in flight at the same

@@ -29,9 +29,9 @@ export function runsOfDistinctKeys(ops: PreparedOp[]): PreparedOp[][] {
  * Row locks are taken in one global order — (queue, timerKey) in byte order, as every statement
  * here sorts — so that concurrent batches never wait on each other in a cycle. A run mixing
  * schedules and cancels is applied as chunks of consecutive same-kind ops in that order (ops on
- * distinct keys commute). Measured on PostgreSQL 15, 8 connections mixing schedules and cancels
- * on 4 keys: two passes (all upserts, then all deletes) deadlocked on ~25% of batches, each
- * costing deadlock_timeout (1 s) before the replay; in key order none did.
+ * distinct keys commute). Two passes (all upserts, then all deletes) deadlocked on a quarter of
+ * contended batches, each costing deadlock_timeout before the replay; in key order none did
+ * (docs/measurements.md).
  * A run alternating kinds more often than this is applied as "lock existing keys in order, then
  * one upsert, one delete": fewer statements, and a replay covers the rare cycle through new keys.
  */
