@@ -11,7 +11,7 @@ export const SCHEMA_PATH = fileURLToPath(new URL('../src/generated/schema.ts', i
 const HEADER = [
   '// generated — do not edit.',
   '// Produced by `npm run sdk` (sdk/scripts/generate.ts) with openapi-typescript from openapi.json,',
-  '// which is itself generated from the zod schemas in src/routers. Change those instead.',
+  '// which is itself generated from the zod schemas in src/contract. Change those instead.',
   '/* eslint-disable */',
   '',
 ].join('\n');

@@ -1,6 +1,6 @@
 // generated — do not edit.
 // Produced by `npm run sdk` (sdk/scripts/generate.ts) with openapi-typescript from openapi.json,
-// which is itself generated from the zod schemas in src/routers. Change those instead.
+// which is itself generated from the zod schemas in src/contract. Change those instead.
 /* eslint-disable */
 export interface paths {
     "/api/v1/timers": {
