@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { ack, b64, deadLetters, pop, push, replay } from './helpers/log.ts';
 
 describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order', () => {
   let tb: TestBroker;
@@ -31,7 +32,7 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
   });
 
   it('a push during a fire waits for it, so no consumer cursor passes the fired frame', async () => {
-    const payload = Buffer.from('{"from":"timer"}').toString('base64');
+    const payload = b64('{"from":"timer"}');
     const s = await api(tb, 'POST', '/api/v1/timers', {
       body: { operations: [{ op: 'schedule', queue: 'mixed', timerKey: 'k', delayMs: 0, txn: 'timer-txn', payload }] },
     });
@@ -42,11 +43,11 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
       const r = await tb.sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()");
       return r.rowCount! > 0;
     });
-    const pushed = await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'mixed', payload: { from: 'push' }, transactionId: 'push-txn' }] } });
+    const pushed = await push(tb, [{ queue: 'mixed', payload: { from: 'push' }, transactionId: 'push-txn' }]);
     expect(pushed.status).toBe(201);
     const delivered: string[] = [];
     const popOnce = async () => {
-      const r = await api(tb, 'GET', '/api/v1/pop/queue/mixed?autoAck=true&batch=10');
+      const r = await pop(tb, '/api/v1/pop/queue/mixed?autoAck=true&batch=10');
       if (r.status === 200) delivered.push(...r.body.messages.map((m: any) => m.transactionId));
     };
     await popOnce();
@@ -63,26 +64,26 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
         return r.rowCount! > 0;
       });
     // A frame a consumer gives up on: its dead letter is what gets replayed.
-    await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'replayed', payload: { slow: true }, transactionId: 'first' }] } });
-    const popped = await api(tb, 'GET', '/api/v1/pop/queue/replayed');
+    await push(tb, [{ queue: 'replayed', payload: { slow: true }, transactionId: 'first' }]);
+    const popped = await pop(tb, '/api/v1/pop/queue/replayed');
     const frame = popped.body.messages[0];
-    const dead = await api(tb, 'POST', '/api/v1/ack', { body: { transactionId: frame.transactionId, partitionId: frame.partitionId, status: 'dlq' } });
+    const dead = await ack(tb, { transactionId: frame.transactionId, partitionId: frame.partitionId }, { status: 'dlq' });
     expect(dead.body.status).toBe('dlq');
-    const dlq = await api(tb, 'GET', '/api/v1/dlq?queue=replayed');
+    const dlq = await deadLetters(tb, 'queue=replayed');
     expect(dlq.body.messages).toHaveLength(1);
 
-    const replay = api(tb, 'POST', `/api/v1/dlq/${dlq.body.messages[0].id}/replay`);
+    const replaying = replay(tb, dlq.body.messages[0].id);
     await sleeping();
-    const pushed = await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'replayed', payload: { fast: true }, transactionId: 'after' }] } });
+    const pushed = await push(tb, [{ queue: 'replayed', payload: { fast: true }, transactionId: 'after' }]);
     expect(pushed.status).toBe(201);
     const delivered: string[] = [];
     const popOnce = async () => {
-      const r = await api(tb, 'GET', '/api/v1/pop/queue/replayed?autoAck=true&batch=10');
+      const r = await pop(tb, '/api/v1/pop/queue/replayed?autoAck=true&batch=10');
       if (r.status === 200) delivered.push(...r.body.messages.map((m: any) => m.transactionId));
       return r.status;
     };
     await popOnce();
-    const replayed = await replay;
+    const replayed = await replaying;
     expect(replayed.status).toBe(201);
     while ((await popOnce()) === 200);
     expect(delivered).toEqual([replayed.body.transactionId, 'after']);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, MAX_DATA_DEPTH } from '../src/payload.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { ack, pop, push } from './helpers/log.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {
@@ -27,10 +28,10 @@ describe('frames that could wedge a partition', () => {
   });
 
   it('delivers a frame nested 50,000 deep with its bytes and no data, and the next frame after it', async () => {
-    await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'deep', payload: 'first', transactionId: 't0' }] } });
+    await push(tb, [{ queue: 'deep', payload: 'first', transactionId: 't0' }]);
     await insertFrame('deep', 't1', "convert_to(repeat('[', 50000) || repeat(']', 50000), 'UTF8')");
-    await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'deep', payload: 'last', transactionId: 't2' }] } });
-    const res = await api(tb, 'GET', '/api/v1/pop/queue/deep?batch=10&autoAck=true');
+    await push(tb, [{ queue: 'deep', payload: 'last', transactionId: 't2' }]);
+    const res = await pop(tb, '/api/v1/pop/queue/deep?batch=10&autoAck=true');
     expect(res.status).toBe(200);
     expect(res.body.messages.map((m: any) => m.transactionId)).toEqual(['t0', 't1', 't2']);
     expect(res.body.messages[1].data).toBeUndefined();
@@ -38,21 +39,23 @@ describe('frames that could wedge a partition', () => {
   });
 
   it('stops a batch at 16 MiB of payload (always handing out the first frame)', async () => {
-    await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'big', payload: 'warm', transactionId: 'w' }] } });
-    expect((await api(tb, 'GET', '/api/v1/pop/queue/big?autoAck=true')).status).toBe(200);
+    await push(tb, [{ queue: 'big', payload: 'warm', transactionId: 'w' }]);
+    expect((await pop(tb, '/api/v1/pop/queue/big?autoAck=true')).status).toBe(200);
     for (const txn of ['b1', 'b2', 'b3']) await insertFrame('big', txn, "convert_to(repeat('x', 9 * 1024 * 1024), 'UTF8')");
-    const first = await api(tb, 'GET', '/api/v1/pop/queue/big?batch=10&autoAck=true');
+    const first = await pop(tb, '/api/v1/pop/queue/big?batch=10&autoAck=true');
     expect(first.body.messages.map((m: any) => m.transactionId)).toEqual(['b1', 'b2']);
-    const second = await api(tb, 'GET', '/api/v1/pop/queue/big?batch=10&autoAck=true');
+    const second = await pop(tb, '/api/v1/pop/queue/big?batch=10&autoAck=true');
     expect(second.body.messages.map((m: any) => m.transactionId)).toEqual(['b3']);
   });
 });
 
 describe('input PostgreSQL cannot hold', () => {
   it('refuses a NUL in an ack error with 400 naming the field', async () => {
-    const res = await api(tb, 'POST', '/api/v1/ack', {
-      body: { transactionId: 'x', partitionId: '00000000-0000-0000-0000-000000000000', status: 'dlq', error: 'a\u0000b' },
-    });
+    const res = await ack(
+      tb,
+      { transactionId: 'x', partitionId: '00000000-0000-0000-0000-000000000000' },
+      { status: 'dlq', error: 'a\u0000b' },
+    );
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'validation_failed', field: 'error' });
   });
@@ -76,8 +79,8 @@ describe('a long-poll whose caller hung up', () => {
       hangUp.abort();
       await poll.catch(() => {});
       await waitFor(() => emitter.listenerCount('messages') === 0);
-      await api(own, 'POST', '/api/v1/push', { body: { items: [{ queue: 'gone', payload: 1, transactionId: 'g1' }] } });
-      const res = await api(own, 'GET', '/api/v1/pop/queue/gone');
+      await push(own, [{ queue: 'gone', payload: 1, transactionId: 'g1' }]);
+      const res = await pop(own, '/api/v1/pop/queue/gone');
       expect(res.status).toBe(200);
       expect(res.body.messages[0].transactionId).toBe('g1');
     } finally {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { POP_RECHECK_MS } from '../src/services/log/pop.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { ack, b64, configure, deadLetters, drain, ISO_MICROS, pop, push, replay, UUID } from './helpers/log.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {
@@ -10,37 +11,9 @@ beforeAll(async () => {
 });
 afterAll(() => tb?.close());
 
-const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
-const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-async function push(items: unknown[], token?: string) {
-  return api(tb, 'POST', '/api/v1/push', { body: { items }, token });
-}
-async function pop(path: string, token?: string) {
-  return api(tb, 'GET', path, { token });
-}
-async function ack(frame: { transactionId: string; partitionId: string; leaseId?: string | null }, extra: Record<string, unknown> = {}) {
-  return api(tb, 'POST', '/api/v1/ack', {
-    body: { transactionId: frame.transactionId, partitionId: frame.partitionId, leaseId: frame.leaseId, ...extra },
-  });
-}
-/** Pops frames one by one (acking each) until the queue answers 204; returns their data. */
-async function drain(path: string): Promise<unknown[]> {
-  const seen: unknown[] = [];
-  for (;;) {
-    const res = await pop(path);
-    if (res.status === 204) return seen;
-    for (const f of res.body.messages) {
-      seen.push(f.data);
-      expect((await ack(f, { consumerGroup: f.consumerGroup })).status).toBe(200);
-    }
-  }
-}
-
 describe('POST /api/v1/push', () => {
   it('answers 201 with one snake_case result per item and stores the exact JSON bytes', async () => {
-    const res = await push([
+    const res = await push(tb, [
       { queue: 'push-a', payload: { n: 1, s: 'é' } },
       { queue: 'push-a', partition: 'p2', payload: 'text', transactionId: 'txn-1' },
     ]);
@@ -60,8 +33,8 @@ describe('POST /api/v1/push', () => {
   });
 
   it('answers "duplicate" with the existing message_id for a txn already in the partition, and stores nothing', async () => {
-    const first = await push([{ queue: 'push-dup', payload: 1, transactionId: 'same' }]);
-    const again = await push([
+    const first = await push(tb, [{ queue: 'push-dup', payload: 1, transactionId: 'same' }]);
+    const again = await push(tb, [
       { queue: 'push-dup', payload: 2, transactionId: 'same' },
       { queue: 'push-dup', partition: 'other', payload: 3, transactionId: 'same' },
     ]);
@@ -75,7 +48,7 @@ describe('POST /api/v1/push', () => {
   });
 
   it('answers "duplicate" for a repeat of a txn within the same request', async () => {
-    const res = await push([
+    const res = await push(tb, [
       { queue: 'push-dup2', payload: 'a', transactionId: 't' },
       { queue: 'push-dup2', payload: 'b', transactionId: 't' },
     ]);
@@ -84,32 +57,32 @@ describe('POST /api/v1/push', () => {
   });
 
   it('sets producerSub from the credential: supplying it is a 400 naming the field', async () => {
-    const res = await push([{ queue: 'q', payload: 1, producerSub: 'mallory' }]);
+    const res = await push(tb, [{ queue: 'q', payload: 1, producerSub: 'mallory' }]);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'server_owned_field', field: 'items.0.producerSub' });
   });
 
   it('rejects an unknown item field with 400 naming it', async () => {
-    const res = await push([{ queue: 'q', payload: 1, priority: 5 }]);
+    const res = await push(tb, [{ queue: 'q', payload: 1, priority: 5 }]);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'unknown_field', field: 'items.0.priority' });
   });
 
   it('rejects an item without payload with 400 naming the field', async () => {
-    const res = await push([{ queue: 'q' }]);
+    const res = await push(tb, [{ queue: 'q' }]);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'validation_failed', field: 'items.0.payload' });
   });
 
   it('rejects an empty batch and a queue name with a slash', async () => {
-    expect((await push([])).body.error).toMatchObject({ code: 'validation_failed', field: 'items' });
-    expect((await push([{ queue: 'a/b', payload: 1 }])).body.error).toMatchObject({ code: 'validation_failed', field: 'items.0.queue' });
+    expect((await push(tb, [])).body.error).toMatchObject({ code: 'validation_failed', field: 'items' });
+    expect((await push(tb, [{ queue: 'a/b', payload: 1 }])).body.error).toMatchObject({ code: 'validation_failed', field: 'items.0.queue' });
   });
 
   it("refuses a payload over the tenant plan's ceiling with 403 naming the item, and stores nothing", async () => {
     const token = await tb.token({ tenant: 'small-plan' });
     await api(tb, 'PUT', '/api/v1/admin/tenants/small-plan', { body: { maxPayloadBytes: 64 } });
-    const res = await push([{ queue: 'ceil', payload: { ok: 1 } }, { queue: 'ceil', payload: 'x'.repeat(100) }], token);
+    const res = await push(tb, [{ queue: 'ceil', payload: { ok: 1 } }, { queue: 'ceil', payload: 'x'.repeat(100) }], token);
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'payload_too_large_for_plan', field: 'items.1.payload' });
     const rows = await tb.sql.query("SELECT count(*)::int AS n FROM messages WHERE tenant = 'small-plan'");
@@ -118,7 +91,7 @@ describe('POST /api/v1/push', () => {
 
   it('needs the produce grant', async () => {
     const token = await tb.token({ grants: ['consume', 'read'] });
-    const res = await push([{ queue: 'q', payload: 1 }], token);
+    const res = await push(tb, [{ queue: 'q', payload: 1 }], token);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('grant_missing');
   });
@@ -126,17 +99,17 @@ describe('POST /api/v1/push', () => {
 
 describe('GET /api/v1/pop', () => {
   it('answers 204 with no body when the queue is empty or does not exist', async () => {
-    const res = await pop('/api/v1/pop/queue/never-pushed');
+    const res = await pop(tb, '/api/v1/pop/queue/never-pushed');
     expect(res.status).toBe(204);
     expect(res.raw).toBe('');
-    await push([{ queue: 'pop-empty', payload: 1 }]);
-    await drain('/api/v1/pop/queue/pop-empty');
-    expect((await pop('/api/v1/pop/queue/pop-empty')).status).toBe(204);
+    await push(tb, [{ queue: 'pop-empty', payload: 1 }]);
+    await drain(tb, '/api/v1/pop/queue/pop-empty');
+    expect((await pop(tb, '/api/v1/pop/queue/pop-empty')).status).toBe(204);
   });
 
   it('delivers a frame with the Queen shape: ids, lease, producerSub, microsecond createdAt, exact bytes and data', async () => {
-    const pushed = await push([{ queue: 'pop-shape', partition: 'P', payload: { hello: 'world' }, transactionId: 'tx-shape' }]);
-    const res = await pop('/api/v1/pop/queue/pop-shape');
+    const pushed = await push(tb, [{ queue: 'pop-shape', partition: 'P', payload: { hello: 'world' }, transactionId: 'tx-shape' }]);
+    const res = await pop(tb, '/api/v1/pop/queue/pop-shape');
     expect(res.status).toBe(200);
     const partitionId = (await tb.sql.query(`SELECT id::text FROM partitions WHERE tenant = 'acme' AND queue = 'pop-shape' AND name = 'P'`)).rows[0].id;
     expect(res.body).toEqual({
@@ -165,18 +138,18 @@ describe('GET /api/v1/pop', () => {
 
   it('delivers each partition in push order (FIFO), across pushes and batch sizes', async () => {
     for (let i = 0; i < 6; i++) {
-      await push([
+      await push(tb, [
         { queue: 'fifo', partition: 'A', payload: `A${i}` },
         { queue: 'fifo', partition: 'B', payload: `B${i}` },
       ]);
     }
     const seen: string[] = [];
     for (;;) {
-      const res = await pop('/api/v1/pop/queue/fifo?batch=4');
+      const res = await pop(tb, '/api/v1/pop/queue/fifo?batch=4');
       if (res.status === 204) break;
       for (const f of res.body.messages) {
         seen.push(f.data);
-        await ack(f);
+        await ack(tb, f);
       }
     }
     expect(seen.filter((s) => s.startsWith('A'))).toEqual(['A0', 'A1', 'A2', 'A3', 'A4', 'A5']);
@@ -184,28 +157,28 @@ describe('GET /api/v1/pop', () => {
   });
 
   it('pops from the named partition only', async () => {
-    await push([
+    await push(tb, [
       { queue: 'by-part', partition: 'x', payload: 'x1' },
       { queue: 'by-part', partition: 'y', payload: 'y1' },
     ]);
-    const res = await pop('/api/v1/pop/queue/by-part/partition/y?batch=10');
+    const res = await pop(tb, '/api/v1/pop/queue/by-part/partition/y?batch=10');
     expect(res.body.messages.map((f: any) => f.data)).toEqual(['y1']);
-    expect((await pop('/api/v1/pop/queue/by-part/partition/nope')).status).toBe(204);
+    expect((await pop(tb, '/api/v1/pop/queue/by-part/partition/nope')).status).toBe(204);
   });
 
   it('leases the partition: a competing consumer of __QUEUE_MODE__ gets nothing from it until the batch is acked', async () => {
-    await push([
+    await push(tb, [
       { queue: 'compete', payload: 1 },
       { queue: 'compete', payload: 2 },
       { queue: 'compete', payload: 3 },
     ]);
-    const first = await pop('/api/v1/pop/queue/compete?batch=2');
+    const first = await pop(tb, '/api/v1/pop/queue/compete?batch=2');
     expect(first.body.messages.map((f: any) => f.data)).toEqual([1, 2]);
-    expect((await pop('/api/v1/pop/queue/compete')).status).toBe(204);
-    expect((await ack(first.body.messages[0])).body.leaseReleased).toBe(false);
-    expect((await pop('/api/v1/pop/queue/compete')).status).toBe(204);
-    expect((await ack(first.body.messages[1])).body.leaseReleased).toBe(true);
-    const next = await pop('/api/v1/pop/queue/compete');
+    expect((await pop(tb, '/api/v1/pop/queue/compete')).status).toBe(204);
+    expect((await ack(tb, first.body.messages[0])).body.leaseReleased).toBe(false);
+    expect((await pop(tb, '/api/v1/pop/queue/compete')).status).toBe(204);
+    expect((await ack(tb, first.body.messages[1])).body.leaseReleased).toBe(true);
+    const next = await pop(tb, '/api/v1/pop/queue/compete');
     expect(next.body.messages.map((f: any) => f.data)).toEqual([3]);
     const state = await tb.sql.query(
       `SELECT cursor_seq, lease_id IS NOT NULL AS leased FROM partition_consumers WHERE tenant = 'acme' AND queue = 'compete' AND consumer_group = '__QUEUE_MODE__'`,
@@ -215,77 +188,77 @@ describe('GET /api/v1/pop', () => {
   });
 
   it('gives competing consumers different partitions at the same time', async () => {
-    await push([
+    await push(tb, [
       { queue: 'two-parts', partition: 'p1', payload: 'p1' },
       { queue: 'two-parts', partition: 'p2', payload: 'p2' },
     ]);
-    const a = await pop('/api/v1/pop/queue/two-parts');
-    const b = await pop('/api/v1/pop/queue/two-parts');
+    const a = await pop(tb, '/api/v1/pop/queue/two-parts');
+    const b = await pop(tb, '/api/v1/pop/queue/two-parts');
     expect([a.body.messages[0].data, b.body.messages[0].data].sort()).toEqual(['p1', 'p2']);
-    expect((await pop('/api/v1/pop/queue/two-parts')).status).toBe(204);
+    expect((await pop(tb, '/api/v1/pop/queue/two-parts')).status).toBe(204);
   });
 
   it('hands a partition to exactly one of several concurrent competing pops', async () => {
-    await push([1, 2, 3, 4].map((n) => ({ queue: 'race-one', payload: n })));
-    const answers = await Promise.all([1, 2, 3, 4].map(() => pop('/api/v1/pop/queue/race-one')));
+    await push(tb, [1, 2, 3, 4].map((n) => ({ queue: 'race-one', payload: n })));
+    const answers = await Promise.all([1, 2, 3, 4].map(() => pop(tb, '/api/v1/pop/queue/race-one')));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 204, 204, 204]);
     expect(answers.find((a) => a.status === 200)!.body.messages.map((f: any) => f.data)).toEqual([1]);
   });
 
   it('spreads concurrent competing pops over distinct partitions', async () => {
-    await push(['p1', 'p2', 'p3'].map((p) => ({ queue: 'race-many', partition: p, payload: p })));
-    const answers = await Promise.all([1, 2, 3].map(() => pop('/api/v1/pop/queue/race-many?batch=10')));
+    await push(tb, ['p1', 'p2', 'p3'].map((p) => ({ queue: 'race-many', partition: p, payload: p })));
+    const answers = await Promise.all([1, 2, 3].map(() => pop(tb, '/api/v1/pop/queue/race-many?batch=10')));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(answers.flatMap((a) => a.body.messages.map((f: any) => f.data)).sort()).toEqual(['p1', 'p2', 'p3']);
   });
 
   it('gives every named consumer group every frame, with independent cursors starting at the beginning', async () => {
-    await push([1, 2, 3].map((n) => ({ queue: 'groups', payload: n })));
+    await push(tb, [1, 2, 3].map((n) => ({ queue: 'groups', payload: n })));
     // Competing consumers consume everything first: a new named group still sees the whole log.
-    expect(await drain('/api/v1/pop/queue/groups')).toEqual([1, 2, 3]);
-    const g1 = await pop('/api/v1/pop/queue/groups?consumerGroup=g1&batch=10');
-    const g2 = await pop('/api/v1/pop/queue/groups?consumerGroup=g2&batch=1');
+    expect(await drain(tb, '/api/v1/pop/queue/groups')).toEqual([1, 2, 3]);
+    const g1 = await pop(tb, '/api/v1/pop/queue/groups?consumerGroup=g1&batch=10');
+    const g2 = await pop(tb, '/api/v1/pop/queue/groups?consumerGroup=g2&batch=1');
     expect(g1.body.messages.map((f: any) => f.data)).toEqual([1, 2, 3]);
     expect(g1.body.messages[0].consumerGroup).toBe('g1');
     expect(g2.body.messages.map((f: any) => f.data)).toEqual([1]);
-    for (const f of g1.body.messages) await ack(f, { consumerGroup: 'g1' });
-    expect((await pop('/api/v1/pop/queue/groups?consumerGroup=g1')).status).toBe(204);
+    for (const f of g1.body.messages) await ack(tb, f, { consumerGroup: 'g1' });
+    expect((await pop(tb, '/api/v1/pop/queue/groups?consumerGroup=g1')).status).toBe(204);
     // g2's lease and cursor are its own: g1's acks did not move them.
-    await ack(g2.body.messages[0], { consumerGroup: 'g2' });
-    expect(await drain('/api/v1/pop/queue/groups?consumerGroup=g2')).toEqual([2, 3]);
+    await ack(tb, g2.body.messages[0], { consumerGroup: 'g2' });
+    expect(await drain(tb, '/api/v1/pop/queue/groups?consumerGroup=g2')).toEqual([2, 3]);
   });
 
   it('with autoAck completes the frames at once: no lease, the next pop moves on', async () => {
-    await push([{ queue: 'auto', payload: 'a' }, { queue: 'auto', payload: 'b' }]);
-    const first = await pop('/api/v1/pop/queue/auto?autoAck=true');
+    await push(tb, [{ queue: 'auto', payload: 'a' }, { queue: 'auto', payload: 'b' }]);
+    const first = await pop(tb, '/api/v1/pop/queue/auto?autoAck=true');
     expect(first.body.messages).toMatchObject([{ data: 'a', leaseId: null }]);
-    const second = await pop('/api/v1/pop/queue/auto?autoAck=1');
+    const second = await pop(tb, '/api/v1/pop/queue/auto?autoAck=1');
     expect(second.body.messages).toMatchObject([{ data: 'b', leaseId: null }]);
-    expect((await pop('/api/v1/pop/queue/auto')).status).toBe(204);
+    expect((await pop(tb, '/api/v1/pop/queue/auto')).status).toBe(204);
   });
 
   it('redelivers the unacked frames of a batch whose lease expired', async () => {
-    await push([{ queue: 'expire', payload: 'x' }, { queue: 'expire', payload: 'y' }]);
-    const first = await pop('/api/v1/pop/queue/expire?batch=2');
-    await ack(first.body.messages[0]);
+    await push(tb, [{ queue: 'expire', payload: 'x' }, { queue: 'expire', payload: 'y' }]);
+    const first = await pop(tb, '/api/v1/pop/queue/expire?batch=2');
+    await ack(tb, first.body.messages[0]);
     await tb.sql.query(`UPDATE partition_consumers SET lease_expires_at = now() - interval '1 second' WHERE tenant = 'acme' AND queue = 'expire'`);
-    const again = await pop('/api/v1/pop/queue/expire?batch=2');
+    const again = await pop(tb, '/api/v1/pop/queue/expire?batch=2');
     expect(again.body.messages.map((f: any) => f.data)).toEqual(['y']);
     expect(again.body.messages[0].leaseId).not.toBe(first.body.messages[0].leaseId);
     // The old lease is dead: acking under it is refused.
-    const stale = await ack(first.body.messages[1]);
+    const stale = await ack(tb, first.body.messages[1]);
     expect(stale.status).toBe(409);
     expect(stale.body.error).toMatchObject({ code: 'lease_mismatch', field: 'leaseId' });
   });
 
   it('delivers a timer frame (a row the sweeper inserted) like any other frame', async () => {
-    await push([{ queue: 'timer-frames', payload: 'pushed' }]);
+    await push(tb, [{ queue: 'timer-frames', payload: 'pushed' }]);
     await tb.sql.query(
       `INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, producer_sub, timer_key, deliver_at)
        VALUES ('acme', gen_random_uuid(), 'timer-frames', 'Default', 'timer-txn', $1, 'scheduler', 'k/1', now())`,
       [Buffer.from('raw bytes, not JSON')],
     );
-    const res = await pop('/api/v1/pop/queue/timer-frames?batch=5');
+    const res = await pop(tb, '/api/v1/pop/queue/timer-frames?batch=5');
     expect(res.body.messages).toHaveLength(2);
     const timerFrame = res.body.messages[1];
     expect(timerFrame).toMatchObject({ transactionId: 'timer-txn', producerSub: 'scheduler', payload: b64('raw bytes, not JSON'), encrypted: false });
@@ -300,18 +273,18 @@ describe('GET /api/v1/pop', () => {
       ['timeout=1.5', 'timeout'],
       ['autoAck=maybe', 'autoAck'],
     ]) {
-      const res = await pop(`/api/v1/pop/queue/q?${query}`);
+      const res = await pop(tb, `/api/v1/pop/queue/q?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.error, query).toMatchObject({ code: 'validation_failed', field });
     }
-    const unknown = await pop('/api/v1/pop/queue/q?limit=5');
+    const unknown = await pop(tb, '/api/v1/pop/queue/q?limit=5');
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ code: 'unknown_field', field: 'limit' });
   });
 
   it('needs the consume grant', async () => {
     const token = await tb.token({ grants: ['produce', 'read'] });
-    const res = await pop('/api/v1/pop/queue/q', token);
+    const res = await pop(tb, '/api/v1/pop/queue/q', token);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('grant_missing');
   });
@@ -322,10 +295,10 @@ describe('long-poll pop (wait=true)', () => {
     const events = tb.broker.services.notifier;
     const armed = vi.spyOn(events, 'onMessages');
     try {
-      const waiting = pop('/api/v1/pop/queue/longpoll?wait=true&timeout=20000');
+      const waiting = pop(tb, '/api/v1/pop/queue/longpoll?wait=true&timeout=20000');
       await waitFor(() => armed.mock.calls.length > 0);
       const pushedAt = Date.now();
-      await push([{ queue: 'longpoll', payload: 'wake up' }]);
+      await push(tb, [{ queue: 'longpoll', payload: 'wake up' }]);
       const res = await waiting;
       expect(res.status).toBe(200);
       expect(res.body.messages.map((f: any) => f.data)).toEqual(['wake up']);
@@ -337,7 +310,7 @@ describe('long-poll pop (wait=true)', () => {
 
   it('answers 204 when nothing arrives before its timeout', async () => {
     const started = Date.now();
-    const res = await pop('/api/v1/pop/queue/longpoll-idle?wait=true&timeout=200');
+    const res = await pop(tb, '/api/v1/pop/queue/longpoll-idle?wait=true&timeout=200');
     expect(res.status).toBe(204);
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
   });
@@ -345,9 +318,9 @@ describe('long-poll pop (wait=true)', () => {
 
 describe('POST /api/v1/ack', () => {
   it('completes a frame and answers Queen\'s shape; a repeated ack answers the same verdict', async () => {
-    await push([{ queue: 'ack-ok', payload: 1 }]);
-    const [frame] = (await pop('/api/v1/pop/queue/ack-ok')).body.messages;
-    const res = await ack(frame, { status: 'completed' });
+    await push(tb, [{ queue: 'ack-ok', payload: 1 }]);
+    const [frame] = (await pop(tb, '/api/v1/pop/queue/ack-ok')).body.messages;
+    const res = await ack(tb, frame, { status: 'completed' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       transactionId: frame.transactionId,
@@ -358,63 +331,63 @@ describe('POST /api/v1/ack', () => {
       leaseReleased: true,
       acknowledgedAt: expect.stringMatching(ISO_MICROS),
     });
-    const again = await ack(frame);
+    const again = await ack(tb, frame);
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ status: 'completed', leaseReleased: false });
   });
 
   it('refuses a wrong leaseId with 409 lease_mismatch and records nothing', async () => {
-    await push([{ queue: 'ack-lease', payload: 1 }]);
-    const [frame] = (await pop('/api/v1/pop/queue/ack-lease')).body.messages;
-    const res = await ack({ ...frame, leaseId: '00000000-0000-4000-8000-000000000000' });
+    await push(tb, [{ queue: 'ack-lease', payload: 1 }]);
+    const [frame] = (await pop(tb, '/api/v1/pop/queue/ack-lease')).body.messages;
+    const res = await ack(tb, { ...frame, leaseId: '00000000-0000-4000-8000-000000000000' });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('lease_mismatch');
     const rows = await tb.sql.query(`SELECT count(*)::int AS n FROM message_deliveries d JOIN messages m ON m.seq = d.message_seq WHERE m.queue = 'ack-lease'`);
     expect(rows.rows[0].n).toBe(0);
-    expect((await ack(frame)).status).toBe(200);
+    expect((await ack(tb, frame)).status).toBe(200);
   });
 
   it('refuses an ack for a frame that was never popped with 409 lease_mismatch', async () => {
-    const pushed = await push([{ queue: 'ack-unpopped', payload: 1, transactionId: 'never-popped' }]);
+    const pushed = await push(tb, [{ queue: 'ack-unpopped', payload: 1, transactionId: 'never-popped' }]);
     expect(pushed.status).toBe(201);
     const partitionId = (await tb.sql.query(`SELECT id::text FROM partitions WHERE tenant = 'acme' AND queue = 'ack-unpopped'`)).rows[0].id;
-    const res = await ack({ transactionId: 'never-popped', partitionId });
+    const res = await ack(tb, { transactionId: 'never-popped', partitionId });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('lease_mismatch');
   });
 
   it('answers 404 for an unknown frame', async () => {
-    const res = await ack({ transactionId: 'nope', partitionId: '00000000-0000-4000-8000-000000000000' });
+    const res = await ack(tb, { transactionId: 'nope', partitionId: '00000000-0000-4000-8000-000000000000' });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
   });
 
   it('rejects a bad status and unknown fields with 400 naming them', async () => {
-    const bad = await ack({ transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000' }, { status: 'done' });
+    const bad = await ack(tb, { transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000' }, { status: 'done' });
     expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'status' });
-    const unknown = await ack({ transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000' }, { retry: true });
+    const unknown = await ack(tb, { transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000' }, { retry: true });
     expect(unknown.body.error).toMatchObject({ code: 'unknown_field', field: 'retry' });
-    const badId = await ack({ transactionId: 't', partitionId: 'not-a-uuid' });
+    const badId = await ack(tb, { transactionId: 't', partitionId: 'not-a-uuid' });
     expect(badId.body.error).toMatchObject({ code: 'validation_failed', field: 'partitionId' });
   });
 
   it('redelivers a failed frame before later frames, up to retryLimit, then dead-letters it', async () => {
-    const cfg = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'retry', options: { retryLimit: 1 } } });
+    const cfg = await configure(tb, 'retry', { retryLimit: 1 });
     expect(cfg.body).toEqual({ configured: true, queue: 'retry', options: { encryptionEnabled: false, leaseTime: 300, retryLimit: 1 } });
-    await push([{ queue: 'retry', payload: 'poison' }, { queue: 'retry', payload: 'fine' }]);
+    await push(tb, [{ queue: 'retry', payload: 'poison' }, { queue: 'retry', payload: 'fine' }]);
 
-    const d1 = (await pop('/api/v1/pop/queue/retry')).body.messages[0];
+    const d1 = (await pop(tb, '/api/v1/pop/queue/retry')).body.messages[0];
     expect(d1.data).toBe('poison');
-    const f1 = await ack(d1, { status: 'failed', error: 'boom 1' });
+    const f1 = await ack(tb, d1, { status: 'failed', error: 'boom 1' });
     expect(f1.body).toMatchObject({ status: 'failed', retryCount: 1, leaseReleased: true });
 
-    const d2 = (await pop('/api/v1/pop/queue/retry')).body.messages[0];
+    const d2 = (await pop(tb, '/api/v1/pop/queue/retry')).body.messages[0];
     expect(d2).toMatchObject({ data: 'poison', id: d1.id });
-    const f2 = await ack(d2, { status: 'failed', error: 'boom 2' });
+    const f2 = await ack(tb, d2, { status: 'failed', error: 'boom 2' });
     expect(f2.body).toMatchObject({ status: 'dlq', retryCount: 2, leaseReleased: true });
 
-    expect((await pop('/api/v1/pop/queue/retry')).body.messages.map((f: any) => f.data)).toEqual(['fine']);
-    const dlq = await api(tb, 'GET', '/api/v1/dlq?queue=retry');
+    expect((await pop(tb, '/api/v1/pop/queue/retry')).body.messages.map((f: any) => f.data)).toEqual(['fine']);
+    const dlq = await deadLetters(tb, 'queue=retry');
     expect(dlq.status).toBe(200);
     expect(dlq.body).toEqual({
       messages: [
@@ -443,36 +416,36 @@ describe('POST /api/v1/ack', () => {
   });
 
   it('keeps a batch leased until its failed frame is judged too, then redelivers only the failed one', async () => {
-    await push([1, 2, 3].map((n) => ({ queue: 'batch-fail', payload: n })));
-    const batch = (await pop('/api/v1/pop/queue/batch-fail?batch=3')).body.messages;
-    expect((await ack(batch[1], { status: 'failed' })).body.leaseReleased).toBe(false);
+    await push(tb, [1, 2, 3].map((n) => ({ queue: 'batch-fail', payload: n })));
+    const batch = (await pop(tb, '/api/v1/pop/queue/batch-fail?batch=3')).body.messages;
+    expect((await ack(tb, batch[1], { status: 'failed' })).body.leaseReleased).toBe(false);
     // A retried "failed" under the same lease is not a second failure.
-    expect((await ack(batch[1], { status: 'failed' })).body).toMatchObject({ status: 'failed', retryCount: 1 });
-    await ack(batch[0]);
-    expect((await ack(batch[2])).body.leaseReleased).toBe(true);
-    const again = (await pop('/api/v1/pop/queue/batch-fail?batch=3')).body.messages;
+    expect((await ack(tb, batch[1], { status: 'failed' })).body).toMatchObject({ status: 'failed', retryCount: 1 });
+    await ack(tb, batch[0]);
+    expect((await ack(tb, batch[2])).body.leaseReleased).toBe(true);
+    const again = (await pop(tb, '/api/v1/pop/queue/batch-fail?batch=3')).body.messages;
     expect(again.map((f: any) => f.data)).toEqual([2]);
-    expect((await ack(again[0])).body.leaseReleased).toBe(true);
-    expect((await pop('/api/v1/pop/queue/batch-fail')).status).toBe(204);
+    expect((await ack(tb, again[0])).body.leaseReleased).toBe(true);
+    expect((await pop(tb, '/api/v1/pop/queue/batch-fail')).status).toBe(204);
   });
 
   it('dead-letters at once with status dlq, per consumer group', async () => {
-    await push([{ queue: 'to-dlq', payload: 'x' }]);
-    const [frame] = (await pop('/api/v1/pop/queue/to-dlq?consumerGroup=audit')).body.messages;
-    const res = await ack(frame, { status: 'dlq', consumerGroup: 'audit', error: 'unprocessable' });
+    await push(tb, [{ queue: 'to-dlq', payload: 'x' }]);
+    const [frame] = (await pop(tb, '/api/v1/pop/queue/to-dlq?consumerGroup=audit')).body.messages;
+    const res = await ack(tb, frame, { status: 'dlq', consumerGroup: 'audit', error: 'unprocessable' });
     expect(res.body).toMatchObject({ status: 'dlq', consumerGroup: 'audit', retryCount: 0 });
-    const mine = await api(tb, 'GET', '/api/v1/dlq?queue=to-dlq&consumerGroup=audit');
+    const mine = await deadLetters(tb, 'queue=to-dlq&consumerGroup=audit');
     expect(mine.body.messages).toMatchObject([{ consumerGroup: 'audit', errorMessage: 'unprocessable', messageId: frame.id }]);
-    expect((await api(tb, 'GET', '/api/v1/dlq?queue=to-dlq&consumerGroup=other')).body).toMatchObject({ messages: [], total: 0 });
+    expect((await deadLetters(tb, 'queue=to-dlq&consumerGroup=other')).body).toMatchObject({ messages: [], total: 0 });
     // The queue-mode consumers still get the frame: dead letters are per group.
-    expect(await drain('/api/v1/pop/queue/to-dlq')).toEqual(['x']);
+    expect(await drain(tb, '/api/v1/pop/queue/to-dlq')).toEqual(['x']);
   });
 });
 
 describe('POST /api/v1/ack/batch', () => {
   it("takes Queen's {acknowledgments, consumerGroup} and reports each item", async () => {
-    await push([{ queue: 'ack-batch', payload: 1 }, { queue: 'ack-batch', payload: 2 }]);
-    const frames = (await pop('/api/v1/pop/queue/ack-batch?batch=2&consumerGroup=bg')).body.messages;
+    await push(tb, [{ queue: 'ack-batch', payload: 1 }, { queue: 'ack-batch', payload: 2 }]);
+    const frames = (await pop(tb, '/api/v1/pop/queue/ack-batch?batch=2&consumerGroup=bg')).body.messages;
     const res = await api(tb, 'POST', '/api/v1/ack/batch', {
       body: {
         consumerGroup: 'bg',
@@ -506,16 +479,16 @@ describe('POST /api/v1/ack/batch', () => {
 
 describe('dead letters', () => {
   async function deadLetter(queue: string, payload: unknown) {
-    await push([{ queue, payload }]);
-    const [frame] = (await pop(`/api/v1/pop/queue/${queue}`)).body.messages;
-    await ack(frame, { status: 'dlq', error: 'nope' });
-    const dlq = await api(tb, 'GET', `/api/v1/dlq?queue=${queue}`);
+    await push(tb, [{ queue, payload }]);
+    const [frame] = (await pop(tb, `/api/v1/pop/queue/${queue}`)).body.messages;
+    await ack(tb, frame, { status: 'dlq', error: 'nope' });
+    const dlq = await deadLetters(tb, `queue=${queue}`);
     return { frame, row: dlq.body.messages[0] };
   }
 
   it('replays a consumer dead letter as a new frame with a new transaction id, and removes it', async () => {
     const { frame, row } = await deadLetter('replay', { order: 7 });
-    const res = await api(tb, 'POST', `/api/v1/dlq/${row.id}/replay`);
+    const res = await replay(tb, row.id);
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       replayed: true,
@@ -527,8 +500,8 @@ describe('dead letters', () => {
     });
     expect(res.body.transactionId).not.toBe(frame.transactionId);
     expect(res.body.messageId).not.toBe(frame.id);
-    expect((await api(tb, 'GET', '/api/v1/dlq?queue=replay')).body.total).toBe(0);
-    const again = (await pop('/api/v1/pop/queue/replay')).body.messages;
+    expect((await deadLetters(tb, 'queue=replay')).body.total).toBe(0);
+    const again = (await pop(tb, '/api/v1/pop/queue/replay')).body.messages;
     expect(again).toMatchObject([{ id: res.body.messageId, transactionId: res.body.transactionId, data: { order: 7 } }]);
   });
 
@@ -541,49 +514,49 @@ describe('dead letters', () => {
        RETURNING id::text`,
     );
     const id = inserted.rows[0].id;
-    const res = await api(tb, 'POST', `/api/v1/dlq/${id}/replay`);
+    const res = await replay(tb, id);
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'timer_dlq_not_replayable', message: expect.stringContaining('timer') });
-    const listed = await api(tb, 'GET', '/api/v1/dlq?queue=timers-q&consumerGroup=__timers__');
+    const listed = await deadLetters(tb, 'queue=timers-q&consumerGroup=__timers__');
     expect(listed.body.messages).toMatchObject([{ id, fromTimer: true, timerKey: 'reminder/42', consumerGroup: '__timers__' }]);
-    expect((await pop('/api/v1/pop/queue/timers-q')).status).toBe(204);
+    expect((await pop(tb, '/api/v1/pop/queue/timers-q')).status).toBe(204);
   });
 
   it('answers 404 for an unknown dead letter and 400 for a malformed id', async () => {
-    const missing = await api(tb, 'POST', '/api/v1/dlq/00000000-0000-4000-8000-000000000000/replay');
+    const missing = await replay(tb, '00000000-0000-4000-8000-000000000000');
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('not_found');
-    const bad = await api(tb, 'POST', '/api/v1/dlq/xyz/replay');
+    const bad = await replay(tb, 'xyz');
     expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'id' });
   });
 
   it('pages with limit and offset, clamping the limit, and needs the read grant', async () => {
     await deadLetter('dlq-page', 1);
     await deadLetter('dlq-page', 2);
-    const page = await api(tb, 'GET', '/api/v1/dlq?queue=dlq-page&limit=1&offset=1');
+    const page = await deadLetters(tb, 'queue=dlq-page&limit=1&offset=1');
     expect(page.body).toMatchObject({ total: 2, limit: 1, offset: 1, messages: [{ data: 2 }] });
-    expect((await api(tb, 'GET', '/api/v1/dlq?queue=dlq-page&limit=0')).body.limit).toBe(1);
-    expect((await api(tb, 'GET', '/api/v1/dlq?limit=x')).body.error).toMatchObject({ code: 'validation_failed', field: 'limit' });
+    expect((await deadLetters(tb, 'queue=dlq-page&limit=0')).body.limit).toBe(1);
+    expect((await deadLetters(tb, 'limit=x')).body.error).toMatchObject({ code: 'validation_failed', field: 'limit' });
     const token = await tb.token({ grants: ['produce', 'consume'] });
-    expect((await api(tb, 'GET', '/api/v1/dlq', { token })).status).toBe(403);
+    expect((await deadLetters(tb, '', token)).status).toBe(403);
   });
 });
 
 describe('POST /api/v1/configure', () => {
   it('keeps omitted options and rejects unknown or out-of-range ones naming the field', async () => {
-    await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'cfg', options: { leaseTime: 30 } } });
-    const res = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'cfg', options: { retryLimit: 0 } } });
+    await configure(tb, 'cfg', { leaseTime: 30 });
+    const res = await configure(tb, 'cfg', { retryLimit: 0 });
     expect(res.body.options).toEqual({ encryptionEnabled: false, leaseTime: 30, retryLimit: 0 });
-    const unknown = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'cfg', options: { ttl: 5 } } });
+    const unknown = await configure(tb, 'cfg', { ttl: 5 });
     expect(unknown.body.error).toMatchObject({ code: 'unknown_field', field: 'options.ttl' });
-    const range = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'cfg', options: { leaseTime: 0 } } });
+    const range = await configure(tb, 'cfg', { leaseTime: 0 });
     expect(range.body.error).toMatchObject({ code: 'validation_failed', field: 'options.leaseTime' });
   });
 
   it('leases for the configured leaseTime on PostgreSQL clock', async () => {
-    await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'lease-30', options: { leaseTime: 30 } } });
-    await push([{ queue: 'lease-30', payload: 1 }]);
-    await pop('/api/v1/pop/queue/lease-30');
+    await configure(tb, 'lease-30', { leaseTime: 30 });
+    await push(tb, [{ queue: 'lease-30', payload: 1 }]);
+    await pop(tb, '/api/v1/pop/queue/lease-30');
     const r = await tb.sql.query(
       `SELECT extract(epoch FROM lease_expires_at - updated_at)::int AS secs FROM partition_consumers WHERE tenant = 'acme' AND queue = 'lease-30'`,
     );
@@ -591,7 +564,7 @@ describe('POST /api/v1/configure', () => {
   });
 
   it('refuses encryptionEnabled on a broker without QUEEN_ENCRYPTION_KEY with 503 encryption_unavailable', async () => {
-    const res = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'enc', options: { encryptionEnabled: true } } });
+    const res = await configure(tb, 'enc', { encryptionEnabled: true });
     expect(res.status).toBe(503);
     expect(res.body.error).toMatchObject({ code: 'encryption_unavailable', message: expect.stringContaining('QUEEN_ENCRYPTION_KEY') });
     expect((await tb.sql.query(`SELECT count(*)::int AS n FROM queues WHERE name = 'enc'`)).rows[0].n).toBe(0);

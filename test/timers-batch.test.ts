@@ -2,7 +2,7 @@
 // metering and the usage route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
-import { b64, batch, cancel, claimRow, countRows, expireClaim, metered, row, sched, snapshot } from './timers.fixtures.ts';
+import { b64, batch, cancel, claimRow, countRows, expireClaim, metered, row, sched, snapshot, UUID } from './helpers/timers.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {
@@ -10,7 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => tb?.close());
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 describe('schedule', () => {

@@ -9,7 +9,7 @@ import { createSweeper } from '../src/sweeper/index.ts';
 import { consumerGroupName, partitionName, queueName, txnSchema } from '../src/contract/common.ts';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, listLimit, timerKey } from '../src/contract/timers.ts';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
-import { batch, cancel, keyPath, row, sched } from './timers.fixtures.ts';
+import { batch, cancel, keyPath, row, sched } from './helpers/timers.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayloadCipher, zstdDecompress } from '../src/payload.ts';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
-import { b64, batch, keyPath, metered, row, sched } from './timers.fixtures.ts';
+import { b64, batch, keyPath, metered, row, sched } from './helpers/timers.ts';
 
 const KEY = 'a1'.repeat(32);
 const cipher = new PayloadCipher(KEY);
@@ -124,7 +124,7 @@ describe('an encrypting queue on a broker without QUEEN_ENCRYPTION_KEY', () => {
     const res = await batch(tb, [sched('plain', 'k'), sched('secret', 'k', { payload: b64(MARKER) })]);
     expect(res.status).toBe(503);
     expect(res.body.error).toMatchObject({ code: 'encryption_unavailable', field: 'operations.1.queue' });
-    expect(res.headers['retry-after']).toBeDefined();
+    expect(res.headers['retry-after']).toBe('60');
     expect(await row(tb, 'plain', 'k')).toBeUndefined();
     expect(await row(tb, 'secret', 'k')).toBeUndefined();
     expect(await metered(tb)).toBe(m);

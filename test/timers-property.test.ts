@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, onRealPostgres, startTestBroker, type TestBroker } from './helpers/broker.ts';
-import { b64, metered } from './timers.fixtures.ts';
+import { b64, metered } from './helpers/timers.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import type { AuthedContext } from '../src/context.ts';
 import type { Queryable } from '../src/db/transaction.ts';
 import { applyBatch, cancelOne } from '../src/services/timers/apply.ts';
 import { api, onRealPostgres, startTestBroker, type TestBroker } from './helpers/broker.ts';
-import { batch, cancel, claimRow, keyPath, row, sched } from './timers.fixtures.ts';
+import { batch, cancel, claimRow, keyPath, row, sched } from './helpers/timers.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
-import { b64, batch, claimRow, expireClaim, http, keyPath, sched } from './timers.fixtures.ts';
+import { b64, batch, claimRow, expireClaim, http, keyPath, sched } from './helpers/timers.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {

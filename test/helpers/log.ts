@@ -1,0 +1,72 @@
+// The log routes (push, pop, ack, dead letters, configure) through inject(), and the wire formats
+// their answers carry. Each helper takes the TestBroker first, like api(); `token` defaults to
+// tb.token() (acme, every grant), and null sends no credential.
+import { expect } from 'vitest';
+import { api, type TestBroker } from './broker.ts';
+
+type Token = string | null | undefined;
+
+/** Base64 of a string's UTF-8 bytes or of a buffer: how payloads travel on the wire. */
+export const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
+
+/** A lowercase UUID, as ids, leases and generated transaction ids are written. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** An instant as the log writes it (createdAt, acknowledgedAt): UTC with microseconds. */
+export const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** What an ack names: a popped frame (its lease included), or just a transaction in a partition. */
+export interface FrameRef {
+  transactionId: string;
+  partitionId: string;
+  leaseId?: string | null;
+}
+
+/** POST /api/v1/push with these items. */
+export function push(tb: TestBroker, items: unknown[], token?: Token) {
+  return api(tb, 'POST', '/api/v1/push', { body: { items }, token });
+}
+
+/** GET a pop path as written, e.g. `/api/v1/pop/queue/q?batch=10&consumerGroup=g`. */
+export function pop(tb: TestBroker, path: string, token?: Token) {
+  return api(tb, 'GET', path, { token });
+}
+
+/**
+ * POST /api/v1/ack for a frame: its transactionId, partitionId and leaseId (omitted when the
+ * reference has none), then `extra` (status, consumerGroup, error, or fields the route must refuse).
+ */
+export function ack(tb: TestBroker, frame: FrameRef, extra: Record<string, unknown> = {}, token?: Token) {
+  return api(tb, 'POST', '/api/v1/ack', {
+    body: { transactionId: frame.transactionId, partitionId: frame.partitionId, leaseId: frame.leaseId, ...extra },
+    token,
+  });
+}
+
+/** Pops frames one by one (acking each in its consumer group) until the queue answers 204; returns their data. */
+export async function drain(tb: TestBroker, path: string): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  for (;;) {
+    const res = await pop(tb, path);
+    if (res.status === 204) return seen;
+    for (const f of res.body.messages) {
+      seen.push(f.data);
+      expect((await ack(tb, f, { consumerGroup: f.consumerGroup })).status).toBe(200);
+    }
+  }
+}
+
+/** GET /api/v1/dlq with a query string as written (`queue=q&consumerGroup=g`), or none. */
+export function deadLetters(tb: TestBroker, query = '', token?: Token) {
+  return api(tb, 'GET', query ? `/api/v1/dlq?${query}` : '/api/v1/dlq', { token });
+}
+
+/** POST /api/v1/dlq/:id/replay. */
+export function replay(tb: TestBroker, id: string, token?: Token) {
+  return api(tb, 'POST', `/api/v1/dlq/${id}/replay`, { token });
+}
+
+/** POST /api/v1/configure for one queue with these options (unknown ones are sent as given). */
+export function configure(tb: TestBroker, queue: string, options: Record<string, unknown>, token?: Token) {
+  return api(tb, 'POST', '/api/v1/configure', { body: { queue, options }, token });
+}
