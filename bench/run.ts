@@ -70,7 +70,8 @@ async function measureFire(broker: Broker, sql: pg.Pool) {
     await new Promise((r) => setTimeout(r, 5));
   }
   await sweeper.stop();
-  const r = (await sql.query(`SELECT count(*)::int AS n, (extract(epoch FROM max(created_at)) * 1000)::float8 AS last FROM messages`)).rows[0];
+  const r = (await sql.query(`SELECT count(*)::int AS n, (extract(epoch FROM max(created_at)) * 1000)::float8 AS last FROM messages`))
+    .rows[0];
   if (r.n !== N) throw new Error(`fire: expected ${N} frames, found ${r.n}`);
   const seconds = (r.last - t0) / 1000;
 

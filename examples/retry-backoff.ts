@@ -30,7 +30,12 @@ const retryDelayMs = (attempt: number) => FIRST_RETRY_DELAY_MS * 2 ** (attempt -
  * consume(): `completed` also when a retry timer now carries the job; `dlq` after MAX_ATTEMPTS.
  * Throwing (the retry timer could not be scheduled) acks `failed`, so the log redelivers it.
  */
-export async function handle(qt: QueenTimersClient, job: EmailJob, send: (job: EmailJob) => Promise<void>, log: (l: string) => void): Promise<HandlerVerdict> {
+export async function handle(
+  qt: QueenTimersClient,
+  job: EmailJob,
+  send: (job: EmailJob) => Promise<void>,
+  log: (l: string) => void,
+): Promise<HandlerVerdict> {
   try {
     await send(job);
     log(`job ${job.jobId}: sent on attempt ${job.attempt}`);

@@ -78,7 +78,9 @@ export async function completeOrder(qt: QueenTimersClient, store: SagaStore, ord
     case 'absent':
       // Not pending — maybe delivered; check the log for the txn. Here it was: the frame is in
       // the queue, and the consumer will read `completed`. NOT a success signal on its own.
-      log(`order ${orderId}: completed; compensation timer absent (txn ${r.txn}: already delivered) — its consumer will see the order is completed`);
+      log(
+        `order ${orderId}: completed; compensation timer absent (txn ${r.txn}: already delivered) — its consumer will see the order is completed`,
+      );
       break;
     default:
       assertNever(r, 'cancel verdict');

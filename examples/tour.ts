@@ -5,7 +5,14 @@ import { createClient } from '../sdk/src/index.ts';
 const qt = createClient({ baseUrl: process.env.QUEEN_URL ?? 'http://localhost:6632', token: process.env.QUEEN_TOKEN });
 
 // Schedule: a frame in queue "reminders" in 7 days. Payloads are bytes, text or JSON values.
-const s = await qt.timers.schedule({ queue: 'reminders', timerKey: 'trial:acme:day7', delayMs: 604_800_000, txn: 'trial-acme-day7-v1', payload: { kind: 'day7' }, partition: 'acme' });
+const s = await qt.timers.schedule({
+  queue: 'reminders',
+  timerKey: 'trial:acme:day7',
+  delayMs: 604_800_000,
+  txn: 'trial-acme-day7-v1',
+  payload: { kind: 'day7' },
+  partition: 'acme',
+});
 console.log(s.status, s.txn); // scheduled trial-acme-day7-v1
 
 // Peek: the pending timer, payload base64 as stored.

@@ -45,14 +45,19 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   app.setErrorHandler((err: any, req, reply) => {
     // Errors Fastify raises before a route runs: bad JSON, oversized or mistyped bodies.
     const status = err.statusCode ?? 500;
-    if (status === 413) return sendApiError(reply, new ApiError('body_too_large', `request body exceeds ${services.config.QUEEN_BODY_LIMIT_BYTES} bytes`));
-    if (status === 415) return sendApiError(reply, new ApiError('unsupported_media_type', 'send the body as Content-Type: application/json'));
-    if (status >= 400 && status < 500) return sendApiError(reply, new ApiError('invalid_json', `body is not valid JSON: ${err.message}`, { field: '(body)' }));
+    if (status === 413)
+      return sendApiError(reply, new ApiError('body_too_large', `request body exceeds ${services.config.QUEEN_BODY_LIMIT_BYTES} bytes`));
+    if (status === 415)
+      return sendApiError(reply, new ApiError('unsupported_media_type', 'send the body as Content-Type: application/json'));
+    if (status >= 400 && status < 500)
+      return sendApiError(reply, new ApiError('invalid_json', `body is not valid JSON: ${err.message}`, { field: '(body)' }));
     req.log.error({ err }, 'unhandled error');
     return sendApiError(reply, new ApiError('internal', 'internal error; it has been logged'));
   });
 
-  app.setNotFoundHandler((req, reply) => sendApiError(reply, new ApiError('route_not_found', `no route ${req.method} ${req.url.split('?')[0]}; see /docs`)));
+  app.setNotFoundHandler((req, reply) =>
+    sendApiError(reply, new ApiError('route_not_found', `no route ${req.method} ${req.url.split('?')[0]}; see /docs`)),
+  );
 
   app.get('/health', async () => ({ ok: true }));
   app.get('/ready', async (_req, reply) => reply.code(state.ready ? 200 : 503).send({ ready: state.ready }));

@@ -9,7 +9,6 @@ import { ApiError } from './errors.ts';
 export const GRANTS = ['produce', 'consume', 'read', 'admin'] as const;
 export type Grant = (typeof GRANTS)[number];
 
-
 const claimsSchema = z.object({
   sub: z.string().min(1).max(256),
   tenant: tenantName,
@@ -71,7 +70,12 @@ export function createVerifier(cfg: AuthConfig): Verifier {
       if (err instanceof joseErrors.JWTExpired) throw new ApiError('token_expired', 'token expired: mint a new one');
       // The key set could not be fetched: not the caller's fault, and retrying may help.
       if (err instanceof joseErrors.JWKSTimeout || (cfg.QUEEN_JWT_JWKS_URL && !(err instanceof joseErrors.JOSEError))) {
-        throw new ApiError('auth_unavailable', 'the token signing keys cannot be fetched right now; retry shortly', { retryAfter: 5 }, { cause: err });
+        throw new ApiError(
+          'auth_unavailable',
+          'the token signing keys cannot be fetched right now; retry shortly',
+          { retryAfter: 5 },
+          { cause: err },
+        );
       }
       throw new ApiError('token_invalid', 'token is malformed or its signature does not verify');
     }

@@ -151,7 +151,13 @@ const CONNECTION_MESSAGES = [
 /** Prisma's codes for an unreachable or vanished server, and pool exhaustion. */
 const PRISMA_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 /** Driver-adapter error kinds that mean the connection, not the statement, failed. */
-const ADAPTER_CONNECTION_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'DatabaseDoesNotExist']);
+const ADAPTER_CONNECTION_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'DatabaseDoesNotExist',
+]);
 
 /** A failure to reach the database at all (refused, reset, pool closed). */
 export function isConnectionError(err: unknown): boolean {

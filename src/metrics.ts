@@ -36,7 +36,11 @@ export function createMetrics() {
       help: 'Timers moved to their queue DLQ after exhausting their attempts',
       registers: [registry],
     }),
-    pending: new Gauge({ name: 'queen_timers_pending', help: 'Pending timers in the cell (sampled by the sweeper)', registers: [registry] }),
+    pending: new Gauge({
+      name: 'queen_timers_pending',
+      help: 'Pending timers in the cell (sampled by the sweeper)',
+      registers: [registry],
+    }),
     sweepDuration: new Histogram({
       name: 'queen_timers_sweeper_cycle_seconds',
       help: 'Duration of one sweeper pass (claim + fire)',

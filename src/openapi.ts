@@ -45,7 +45,11 @@ export function buildOpenApiDocument(): OpenAPIObject {
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
   });
   // The error schema as a component, referenced by every error response.
-  const { components } = createDocument({ openapi: '3.1.0', info: { title: '', version: '' }, components: { schemas: { Error: errorSchema } } });
+  const { components } = createDocument({
+    openapi: '3.1.0',
+    info: { title: '', version: '' },
+    components: { schemas: { Error: errorSchema } },
+  });
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...components?.schemas } };
 
   const byPath = new Map(Object.values(CONTRACT_ROUTES).map((def) => [`${def.method.toLowerCase()} ${def.path}`, def]));

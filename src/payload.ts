@@ -85,7 +85,8 @@ function nestingDepth(bytes: Buffer): number {
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
@@ -110,11 +111,20 @@ export interface ReadablePayload {
  * rotated key, corruption) is returned as stored, with an error — never thrown: one bad frame
  * must not make a whole batch (or the partition) unreadable.
  */
-export async function openStored(cipher: PayloadCipher | undefined, stored: Buffer, encrypted: boolean, zstd = false): Promise<ReadablePayload> {
+export async function openStored(
+  cipher: PayloadCipher | undefined,
+  stored: Buffer,
+  encrypted: boolean,
+  zstd = false,
+): Promise<ReadablePayload> {
   let bytes = stored;
   if (encrypted) {
     if (!cipher) {
-      return { payload: stored.toString('base64'), encrypted: true, error: 'payload is encrypted and this broker has no QUEEN_ENCRYPTION_KEY' };
+      return {
+        payload: stored.toString('base64'),
+        encrypted: true,
+        error: 'payload is encrypted and this broker has no QUEEN_ENCRYPTION_KEY',
+      };
     }
     try {
       bytes = cipher.decrypt(stored);

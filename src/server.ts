@@ -18,7 +18,9 @@ async function main() {
   const hasKey = config.QUEEN_JWT_SECRET || config.QUEEN_JWT_PUBLIC_KEY || config.QUEEN_JWT_JWKS_URL;
   if (!hasKey) {
     if (!embedded) {
-      console.error('Invalid configuration:\n  QUEEN_JWT_SECRET: required with DATABASE_URL (or set QUEEN_JWT_PUBLIC_KEY / QUEEN_JWT_JWKS_URL)');
+      console.error(
+        'Invalid configuration:\n  QUEEN_JWT_SECRET: required with DATABASE_URL (or set QUEEN_JWT_PUBLIC_KEY / QUEEN_JWT_JWKS_URL)',
+      );
       process.exit(2);
     }
     config = { ...config, QUEEN_JWT_SECRET: await embeddedSecret(config.QUEEN_DATA_DIR) };

@@ -40,14 +40,24 @@ describe('src/ layering', () => {
   });
 
   it('no module of services/, sweeper/ or db/ imports routers/, trpc.ts, http/ or app.ts', () => {
-    const offending = domain.flatMap((f) => graph.get(f)!.filter(transport).map((p) => `${f} → ${p}`));
+    const offending = domain.flatMap((f) =>
+      graph
+        .get(f)!
+        .filter(transport)
+        .map((p) => `${f} → ${p}`),
+    );
     expect(offending).toEqual([]);
   });
 
   it('the contract imports nothing of the service but itself', () => {
     const offending = [...graph.keys()]
       .filter((f) => f.startsWith('contract/'))
-      .flatMap((f) => graph.get(f)!.filter((p) => !p.startsWith('contract/')).map((p) => `${f} → ${p}`));
+      .flatMap((f) =>
+        graph
+          .get(f)!
+          .filter((p) => !p.startsWith('contract/'))
+          .map((p) => `${f} → ${p}`),
+      );
     expect(offending).toEqual([]);
   });
 
@@ -77,7 +87,9 @@ describe('src/ single ways', () => {
   });
 
   it('opens transactions only through db/transaction.ts (no BEGIN elsewhere, no Prisma $transaction)', () => {
-    const places = [...text].filter(([f, src]) => f !== 'db/transaction.ts' && f !== 'db/migrate.ts' && /'BEGIN|\$transaction\(/.test(src)).map(([f]) => f);
+    const places = [...text]
+      .filter(([f, src]) => f !== 'db/transaction.ts' && f !== 'db/migrate.ts' && /'BEGIN|\$transaction\(/.test(src))
+      .map(([f]) => f);
     expect(places).toEqual([]);
   });
 });

@@ -81,7 +81,10 @@ describe('grants', () => {
   for (const c of cases) {
     it(`${c.method} ${c.url} needs the ${c.grant} grant`, async () => {
       const others = (['produce', 'consume', 'read', 'admin'] as const).filter((g) => g !== c.grant);
-      const res = await api(tb, c.method, c.url, { token: await tb.token({ grants: [...others] }), body: 'body' in c ? c.body : undefined });
+      const res = await api(tb, c.method, c.url, {
+        token: await tb.token({ grants: [...others] }),
+        body: 'body' in c ? c.body : undefined,
+      });
       expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({ code: 'grant_missing', message: expect.stringContaining(c.grant) });
     });
@@ -101,7 +104,9 @@ describe('asymmetric keys', () => {
     try {
       const good = await new SignJWT({ sub: 's', tenant: 'acme', grants: ['admin'] }).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
       expect((await api(other, 'GET', '/api/v1/admin/cluster', { token: good })).status).toBe(200);
-      expect((await api(other, 'GET', '/api/v1/admin/cluster', { token: await sign({ sub: 's', tenant: 'acme', grants: ['admin'] }) })).status).toBe(401);
+      expect(
+        (await api(other, 'GET', '/api/v1/admin/cluster', { token: await sign({ sub: 's', tenant: 'acme', grants: ['admin'] }) })).status,
+      ).toBe(401);
     } finally {
       await other.close();
     }
@@ -113,7 +118,9 @@ describe('key configuration', () => {
     const other = await startTestBroker({ env: { QUEEN_JWT_SECRET: '', QUEEN_JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json' } });
     try {
       const { privateKey } = await generateKeyPair('RS256');
-      const token = await new SignJWT({ sub: 's', tenant: 'acme', grants: ['read'] }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).sign(privateKey);
+      const token = await new SignJWT({ sub: 's', tenant: 'acme', grants: ['read'] })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .sign(privateKey);
       const res = await api(other, 'GET', '/api/v1/usage', { token });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('auth_unavailable');
@@ -124,6 +131,8 @@ describe('key configuration', () => {
   });
 
   it('refuses to start with a QUEEN_JWT_PUBLIC_KEY that is not a public key', async () => {
-    await expect(startTestBroker({ env: { QUEEN_JWT_SECRET: '', QUEEN_JWT_PUBLIC_KEY: 'not a pem' } })).rejects.toThrow(/QUEEN_JWT_PUBLIC_KEY/);
+    await expect(startTestBroker({ env: { QUEEN_JWT_SECRET: '', QUEEN_JWT_PUBLIC_KEY: 'not a pem' } })).rejects.toThrow(
+      /QUEEN_JWT_PUBLIC_KEY/,
+    );
   });
 });

@@ -107,7 +107,6 @@ describe('configuration', () => {
   });
 });
 
-
 describe('input the validators cannot handle', () => {
   it('answers a body nested thousands deep with 400, not 500', async () => {
     const deep = '['.repeat(5000) + ']'.repeat(5000);

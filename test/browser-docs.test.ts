@@ -14,7 +14,9 @@ const haveChromium = existsSync(CHROMIUM);
 // Locally a missing browser skips (with the reason in the suite's name); in CI it must run, and
 // .ci/setup-extra installs it — so there a missing binary fails loudly in beforeAll.
 const skip = !haveChromium && !process.env.CI;
-const title = skip ? `Swagger UI in a browser — SKIPPED: ${CHROMIUM} is missing (apt-get install chromium, or run .ci/setup-extra)` : 'Swagger UI in a browser';
+const title = skip
+  ? `Swagger UI in a browser — SKIPPED: ${CHROMIUM} is missing (apt-get install chromium, or run .ci/setup-extra)`
+  : 'Swagger UI in a browser';
 if (skip) console.warn(title);
 
 const FLAGS = [
@@ -48,7 +50,10 @@ async function execute(block: ReturnType<Page['locator']>) {
   await block.locator('button.execute').click();
   const status = block.locator('.live-responses-table .response .response-col_status').first();
   await status.waitFor({ timeout: 15_000 });
-  const body = await block.locator('.live-responses-table .response-col_description .microlight, .live-responses-table .response-col_description pre').first().innerText();
+  const body = await block
+    .locator('.live-responses-table .response-col_description .microlight, .live-responses-table .response-col_description pre')
+    .first()
+    .innerText();
   return { status: Number((await status.innerText()).trim()), body: JSON.parse(body) };
 }
 
@@ -85,12 +90,29 @@ describe.skipIf(skip)(title, () => {
     await modal.locator('button.btn-done').click();
 
     const batch = await openOperation('timers-batch');
-    const operations = [{ op: 'schedule', queue: 'reminders', timerKey: 'tenant/42', delayMs: 3_600_000, txn: 'browser-txn-1', payload: 'eyJraW5kIjoiZGF5NyJ9' }];
+    const operations = [
+      {
+        op: 'schedule',
+        queue: 'reminders',
+        timerKey: 'tenant/42',
+        delayMs: 3_600_000,
+        txn: 'browser-txn-1',
+        payload: 'eyJraW5kIjoiZGF5NyJ9',
+      },
+    ];
     await batch.locator('textarea.body-param__text').fill(JSON.stringify({ operations }, null, 2));
     const scheduled = await execute(batch);
     expect(scheduled.status).toBe(200);
     expect(scheduled.body.results).toEqual([
-      { ok: true, status: 'scheduled', queue: 'reminders', timerKey: 'tenant/42', txn: 'browser-txn-1', messageId: expect.any(String), deliverAt: expect.any(String) },
+      {
+        ok: true,
+        status: 'scheduled',
+        queue: 'reminders',
+        timerKey: 'tenant/42',
+        txn: 'browser-txn-1',
+        messageId: expect.any(String),
+        deliverAt: expect.any(String),
+      },
     ]);
 
     const cancel = await openOperation('timers-cancel');

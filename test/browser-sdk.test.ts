@@ -14,9 +14,20 @@ import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 const skip = !haveChromium && !process.env.CI; // see browser-docs.test.ts
-const title = skip ? `the SDK in a browser — SKIPPED: ${CHROMIUM} is missing (apt-get install chromium, or run .ci/setup-extra)` : 'the SDK in a browser';
+const title = skip
+  ? `the SDK in a browser — SKIPPED: ${CHROMIUM} is missing (apt-get install chromium, or run .ci/setup-extra)`
+  : 'the SDK in a browser';
 if (skip) console.warn(title);
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const SDK_SRC = fileURLToPath(new URL('../sdk/src/', import.meta.url));
 
 let tb: TestBroker;
@@ -35,7 +46,9 @@ describe.skipIf(skip)(title, () => {
     await context.route(`${tb.url}/__sdk/**`, async (route) => {
       const file = new URL(route.request().url()).pathname.slice('/__sdk/'.length);
       const source = readFileSync(join(SDK_SRC, file), 'utf8');
-      const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+      const js = ts.transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      }).outputText;
       await route.fulfill({ status: 200, contentType: 'text/javascript', body: js });
     });
     // A page that imports the SDK as a native module and exposes it as window.sdk (imports are
@@ -57,7 +70,12 @@ describe.skipIf(skip)(title, () => {
     const result = await page.evaluate(async (token) => {
       const { createClient } = (window as any).sdk;
       const qt = createClient({ baseUrl: location.origin, token });
-      const kept = await qt.timers.schedule({ queue: 'web', timerKey: 'cart/7 items?', delayMs: 3_600_000, payload: new Uint8Array([1, 2, 3]) });
+      const kept = await qt.timers.schedule({
+        queue: 'web',
+        timerKey: 'cart/7 items?',
+        delayMs: 3_600_000,
+        payload: new Uint8Array([1, 2, 3]),
+      });
       const peek = await qt.timers.peek('web', 'cart/7 items?');
       const cancel = await qt.timers.cancel('web', 'cart/7 items?', { txn: kept.txn });
       const fired = await qt.timers.schedule({ queue: 'web', timerKey: 'soon/1', delayMs: 0, payload: { from: 'browser' } });

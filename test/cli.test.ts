@@ -13,19 +13,27 @@ const ROOT = new URL('..', import.meta.url).pathname;
 
 describe('queen-timers token', () => {
   it('mints a token that the broker verifies, with the requested tenant, subject and grants', async () => {
-    const { stdout } = await run('node', ['bin/queen-timers.mjs', 'token', '--tenant', 'acme', '--sub', 'billing', '--grant', 'produce', '--grant', 'read'], {
-      cwd: ROOT,
-      env: { ...process.env, QUEEN_JWT_SECRET: SECRET },
-    });
+    const { stdout } = await run(
+      'node',
+      ['bin/queen-timers.mjs', 'token', '--tenant', 'acme', '--sub', 'billing', '--grant', 'produce', '--grant', 'read'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, QUEEN_JWT_SECRET: SECRET },
+      },
+    );
     const principal = await createVerifier({ QUEEN_JWT_SECRET: SECRET })(`Bearer ${stdout.trim()}`);
     expect(principal).toEqual({ sub: 'billing', tenant: 'acme', grants: new Set(['produce', 'read']) });
   });
 
   it('sets an expiry with --expires', async () => {
-    const { stdout } = await run('node', ['bin/queen-timers.mjs', 'token', '--tenant', 'a', '--sub', 's', '--grant', 'read', '--expires', '1h'], {
-      cwd: ROOT,
-      env: { ...process.env, QUEEN_JWT_SECRET: SECRET },
-    });
+    const { stdout } = await run(
+      'node',
+      ['bin/queen-timers.mjs', 'token', '--tenant', 'a', '--sub', 's', '--grant', 'read', '--expires', '1h'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, QUEEN_JWT_SECRET: SECRET },
+      },
+    );
     const claims = decodeJwt(stdout.trim());
     expect(claims.exp! - claims.iat!).toBe(3600);
   });

@@ -20,10 +20,41 @@ afterAll(() => tb?.close());
 
 // Field names the routes know, the server-owned ones, and some nobody knows.
 const KEYS = [
-  'op', 'queue', 'timerKey', 'delayMs', 'payload', 'txn', 'partition', 'operations', 'items', 'transactionId',
-  'partitionId', 'status', 'consumerGroup', 'leaseId', 'options', 'encryptionEnabled', 'leaseTime', 'retryLimit',
-  'after', 'limit', 'batch', 'period', 'horizonSeconds', 'maxPayloadBytes', 'produceBlocked', 'sweeperPaused',
-  'acknowledgments', 'error', 'autoAck', 'offset', 'producerSub', 'messageId', 'tenant', '_meta', 'zzz',
+  'op',
+  'queue',
+  'timerKey',
+  'delayMs',
+  'payload',
+  'txn',
+  'partition',
+  'operations',
+  'items',
+  'transactionId',
+  'partitionId',
+  'status',
+  'consumerGroup',
+  'leaseId',
+  'options',
+  'encryptionEnabled',
+  'leaseTime',
+  'retryLimit',
+  'after',
+  'limit',
+  'batch',
+  'period',
+  'horizonSeconds',
+  'maxPayloadBytes',
+  'produceBlocked',
+  'sweeperPaused',
+  'acknowledgments',
+  'error',
+  'autoAck',
+  'offset',
+  'producerSub',
+  'messageId',
+  'tenant',
+  '_meta',
+  'zzz',
 ];
 
 const scalar = fc.oneof(
@@ -53,7 +84,11 @@ const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head',
 /** "METHOD path" of every operation of an OpenAPI document, sorted. */
 function operationsOf(doc: { paths?: Record<string, object> }): string[] {
   return Object.entries(doc.paths ?? {})
-    .flatMap(([path, item]) => Object.keys(item).filter((k) => HTTP_METHODS.has(k)).map((method) => `${method.toUpperCase()} ${path}`))
+    .flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((k) => HTTP_METHODS.has(k))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    )
     .sort();
 }
 
@@ -72,7 +107,11 @@ describe('fuzz: no input makes the broker answer 5xx', () => {
     // The HTTP layer calls a route's procedure as caller[area][name] (src/app.ts). A path the
     // router lacks throws NOT_FOUND when called; one it has runs its middleware, which refuses a
     // call without a credential (or with an empty body) long before anything is written.
-    const ctx = createContext(tb.broker.services, { log: tb.broker.app.log, authorization: undefined, signal: new AbortController().signal });
+    const ctx = createContext(tb.broker.services, {
+      log: tb.broker.app.log,
+      authorization: undefined,
+      signal: new AbortController().signal,
+    });
     const caller = createCaller(ctx) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
     const codes: Record<string, string> = {};
     for (const route of routes) {

@@ -69,7 +69,9 @@ describe('encryption at rest', () => {
     const cfg = await configure(tb, 'vault', { encryptionEnabled: true });
     expect(cfg.body).toEqual({ configured: true, queue: 'vault', options: { encryptionEnabled: true, leaseTime: 300, retryLimit: 3 } });
     const pushed = await push(tb, [{ queue: 'vault', payload: { card: 'PLAINTEXT-MARKER-4242' } }]);
-    const row = (await tb.sql.query(`SELECT payload, encrypted FROM messages WHERE tenant = 'acme' AND id = $1`, [pushed.body[0].message_id])).rows[0];
+    const row = (
+      await tb.sql.query(`SELECT payload, encrypted FROM messages WHERE tenant = 'acme' AND id = $1`, [pushed.body[0].message_id])
+    ).rows[0];
     expect(row.encrypted).toBe(true);
     expect(row.payload.includes(Buffer.from('PLAINTEXT-MARKER'))).toBe(false);
     expect(new PayloadCipher(KEY).decrypt(row.payload).toString()).toBe('{"card":"PLAINTEXT-MARKER-4242"}');
@@ -96,9 +98,19 @@ describe('encryption at rest', () => {
     expect(res.status).toBe(200);
     const [plain, rotated, garbage] = res.body.messages;
     expect(plain).toMatchObject({ data: 'before', encrypted: false });
-    expect(rotated).toMatchObject({ transactionId: 'sealed-elsewhere', encrypted: true, payload: b64(sealed), error: expect.stringContaining('decrypt') });
+    expect(rotated).toMatchObject({
+      transactionId: 'sealed-elsewhere',
+      encrypted: true,
+      payload: b64(sealed),
+      error: expect.stringContaining('decrypt'),
+    });
     expect(rotated).not.toHaveProperty('data');
-    expect(garbage).toMatchObject({ transactionId: 'garbage', encrypted: true, payload: Buffer.from('deadbeef', 'hex').toString('base64'), error: expect.any(String) });
+    expect(garbage).toMatchObject({
+      transactionId: 'garbage',
+      encrypted: true,
+      payload: Buffer.from('deadbeef', 'hex').toString('base64'),
+      error: expect.any(String),
+    });
     // Undecryptable frames are still acked and settled like any other.
     for (const f of res.body.messages) {
       expect((await ack(tb, f)).status).toBe(200);
@@ -110,7 +122,8 @@ describe('encryption at rest', () => {
     await push(tb, [{ queue: 'vault-dlq', payload: 'SECRET-DLQ' }]);
     const [frame] = (await pop(tb, '/api/v1/pop/queue/vault-dlq')).body.messages;
     await ack(tb, { transactionId: frame.transactionId, partitionId: frame.partitionId }, { status: 'dlq' });
-    const stored = (await tb.sql.query(`SELECT payload, encrypted FROM dead_letters WHERE tenant = 'acme' AND queue = 'vault-dlq'`)).rows[0];
+    const stored = (await tb.sql.query(`SELECT payload, encrypted FROM dead_letters WHERE tenant = 'acme' AND queue = 'vault-dlq'`))
+      .rows[0];
     expect(stored.encrypted).toBe(true);
     expect(stored.payload.includes(Buffer.from('SECRET-DLQ'))).toBe(false);
     expect((await deadLetters(tb, 'queue=vault-dlq')).body.messages).toMatchObject([{ data: 'SECRET-DLQ', encrypted: false }]);
@@ -142,6 +155,10 @@ describe('encrypting queues on a broker without a key', () => {
     );
     const res = await pop(keyless, '/api/v1/pop/queue/sealed?batch=5');
     expect(res.status).toBe(200);
-    expect(res.body.messages[1]).toMatchObject({ encrypted: true, payload: b64(sealed), error: expect.stringContaining('QUEEN_ENCRYPTION_KEY') });
+    expect(res.body.messages[1]).toMatchObject({
+      encrypted: true,
+      payload: b64(sealed),
+      error: expect.stringContaining('QUEEN_ENCRYPTION_KEY'),
+    });
   });
 });

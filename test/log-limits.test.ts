@@ -74,7 +74,10 @@ describe('a long-poll whose caller hung up', () => {
       const token = await own.token();
       const emitter = (own.broker.services.notifier as unknown as { emitter: import('node:events').EventEmitter }).emitter;
       const hangUp = new AbortController();
-      const poll = fetch(`${own.url}/api/v1/pop/queue/gone?wait=true&timeout=60000`, { headers: { authorization: `Bearer ${token}` }, signal: hangUp.signal });
+      const poll = fetch(`${own.url}/api/v1/pop/queue/gone?wait=true&timeout=60000`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: hangUp.signal,
+      });
       await waitFor(() => emitter.listenerCount('messages') > 0);
       hangUp.abort();
       await poll.catch(() => {});

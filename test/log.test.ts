@@ -27,8 +27,22 @@ describe('POST /api/v1/push', () => {
        WHERE tenant = 'acme' AND queue = 'push-a' ORDER BY seq`,
     );
     expect(rows.rows).toEqual([
-      { id: res.body[0].message_id, partition: 'Default', transaction_id: res.body[0].transaction_id, payload: Buffer.from('{"n":1,"s":"é"}'), encrypted: false, producer_sub: 'tester' },
-      { id: res.body[1].message_id, partition: 'p2', transaction_id: 'txn-1', payload: Buffer.from('"text"'), encrypted: false, producer_sub: 'tester' },
+      {
+        id: res.body[0].message_id,
+        partition: 'Default',
+        transaction_id: res.body[0].transaction_id,
+        payload: Buffer.from('{"n":1,"s":"é"}'),
+        encrypted: false,
+        producer_sub: 'tester',
+      },
+      {
+        id: res.body[1].message_id,
+        partition: 'p2',
+        transaction_id: 'txn-1',
+        payload: Buffer.from('"text"'),
+        encrypted: false,
+        producer_sub: 'tester',
+      },
     ]);
   });
 
@@ -43,7 +57,9 @@ describe('POST /api/v1/push', () => {
       { index: 0, transaction_id: 'same', status: 'duplicate', message_id: first.body[0].message_id },
       { index: 1, transaction_id: 'same', status: 'queued', message_id: expect.stringMatching(UUID) },
     ]);
-    const count = await tb.sql.query(`SELECT count(*)::int AS n FROM messages WHERE tenant = 'acme' AND queue = 'push-dup' AND partition = 'Default'`);
+    const count = await tb.sql.query(
+      `SELECT count(*)::int AS n FROM messages WHERE tenant = 'acme' AND queue = 'push-dup' AND partition = 'Default'`,
+    );
     expect(count.rows[0].n).toBe(1);
   });
 
@@ -76,13 +92,23 @@ describe('POST /api/v1/push', () => {
 
   it('rejects an empty batch and a queue name with a slash', async () => {
     expect((await push(tb, [])).body.error).toMatchObject({ code: 'validation_failed', field: 'items' });
-    expect((await push(tb, [{ queue: 'a/b', payload: 1 }])).body.error).toMatchObject({ code: 'validation_failed', field: 'items.0.queue' });
+    expect((await push(tb, [{ queue: 'a/b', payload: 1 }])).body.error).toMatchObject({
+      code: 'validation_failed',
+      field: 'items.0.queue',
+    });
   });
 
   it("refuses a payload over the tenant plan's ceiling with 403 naming the item, and stores nothing", async () => {
     const token = await tb.token({ tenant: 'small-plan' });
     await api(tb, 'PUT', '/api/v1/admin/tenants/small-plan', { body: { maxPayloadBytes: 64 } });
-    const res = await push(tb, [{ queue: 'ceil', payload: { ok: 1 } }, { queue: 'ceil', payload: 'x'.repeat(100) }], token);
+    const res = await push(
+      tb,
+      [
+        { queue: 'ceil', payload: { ok: 1 } },
+        { queue: 'ceil', payload: 'x'.repeat(100) },
+      ],
+      token,
+    );
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'payload_too_large_for_plan', field: 'items.1.payload' });
     const rows = await tb.sql.query("SELECT count(*)::int AS n FROM messages WHERE tenant = 'small-plan'");
@@ -111,7 +137,8 @@ describe('GET /api/v1/pop', () => {
     const pushed = await push(tb, [{ queue: 'pop-shape', partition: 'P', payload: { hello: 'world' }, transactionId: 'tx-shape' }]);
     const res = await pop(tb, '/api/v1/pop/queue/pop-shape');
     expect(res.status).toBe(200);
-    const partitionId = (await tb.sql.query(`SELECT id::text FROM partitions WHERE tenant = 'acme' AND queue = 'pop-shape' AND name = 'P'`)).rows[0].id;
+    const partitionId = (await tb.sql.query(`SELECT id::text FROM partitions WHERE tenant = 'acme' AND queue = 'pop-shape' AND name = 'P'`))
+      .rows[0].id;
     expect(res.body).toEqual({
       messages: [
         {
@@ -199,21 +226,30 @@ describe('GET /api/v1/pop', () => {
   });
 
   it('hands a partition to exactly one of several concurrent competing pops', async () => {
-    await push(tb, [1, 2, 3, 4].map((n) => ({ queue: 'race-one', payload: n })));
+    await push(
+      tb,
+      [1, 2, 3, 4].map((n) => ({ queue: 'race-one', payload: n })),
+    );
     const answers = await Promise.all([1, 2, 3, 4].map(() => pop(tb, '/api/v1/pop/queue/race-one')));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 204, 204, 204]);
     expect(answers.find((a) => a.status === 200)!.body.messages.map((f: any) => f.data)).toEqual([1]);
   });
 
   it('spreads concurrent competing pops over distinct partitions', async () => {
-    await push(tb, ['p1', 'p2', 'p3'].map((p) => ({ queue: 'race-many', partition: p, payload: p })));
+    await push(
+      tb,
+      ['p1', 'p2', 'p3'].map((p) => ({ queue: 'race-many', partition: p, payload: p })),
+    );
     const answers = await Promise.all([1, 2, 3].map(() => pop(tb, '/api/v1/pop/queue/race-many?batch=10')));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(answers.flatMap((a) => a.body.messages.map((f: any) => f.data)).sort()).toEqual(['p1', 'p2', 'p3']);
   });
 
   it('gives every named consumer group every frame, with independent cursors starting at the beginning', async () => {
-    await push(tb, [1, 2, 3].map((n) => ({ queue: 'groups', payload: n })));
+    await push(
+      tb,
+      [1, 2, 3].map((n) => ({ queue: 'groups', payload: n })),
+    );
     // Competing consumers consume everything first: a new named group still sees the whole log.
     expect(await drain(tb, '/api/v1/pop/queue/groups')).toEqual([1, 2, 3]);
     const g1 = await pop(tb, '/api/v1/pop/queue/groups?consumerGroup=g1&batch=10');
@@ -229,7 +265,10 @@ describe('GET /api/v1/pop', () => {
   });
 
   it('with autoAck completes the frames at once: no lease, the next pop moves on', async () => {
-    await push(tb, [{ queue: 'auto', payload: 'a' }, { queue: 'auto', payload: 'b' }]);
+    await push(tb, [
+      { queue: 'auto', payload: 'a' },
+      { queue: 'auto', payload: 'b' },
+    ]);
     const first = await pop(tb, '/api/v1/pop/queue/auto?autoAck=true');
     expect(first.body.messages).toMatchObject([{ data: 'a', leaseId: null }]);
     const second = await pop(tb, '/api/v1/pop/queue/auto?autoAck=1');
@@ -238,10 +277,15 @@ describe('GET /api/v1/pop', () => {
   });
 
   it('redelivers the unacked frames of a batch whose lease expired', async () => {
-    await push(tb, [{ queue: 'expire', payload: 'x' }, { queue: 'expire', payload: 'y' }]);
+    await push(tb, [
+      { queue: 'expire', payload: 'x' },
+      { queue: 'expire', payload: 'y' },
+    ]);
     const first = await pop(tb, '/api/v1/pop/queue/expire?batch=2');
     await ack(tb, first.body.messages[0]);
-    await tb.sql.query(`UPDATE partition_consumers SET lease_expires_at = now() - interval '1 second' WHERE tenant = 'acme' AND queue = 'expire'`);
+    await tb.sql.query(
+      `UPDATE partition_consumers SET lease_expires_at = now() - interval '1 second' WHERE tenant = 'acme' AND queue = 'expire'`,
+    );
     const again = await pop(tb, '/api/v1/pop/queue/expire?batch=2');
     expect(again.body.messages.map((f: any) => f.data)).toEqual(['y']);
     expect(again.body.messages[0].leaseId).not.toBe(first.body.messages[0].leaseId);
@@ -261,7 +305,12 @@ describe('GET /api/v1/pop', () => {
     const res = await pop(tb, '/api/v1/pop/queue/timer-frames?batch=5');
     expect(res.body.messages).toHaveLength(2);
     const timerFrame = res.body.messages[1];
-    expect(timerFrame).toMatchObject({ transactionId: 'timer-txn', producerSub: 'scheduler', payload: b64('raw bytes, not JSON'), encrypted: false });
+    expect(timerFrame).toMatchObject({
+      transactionId: 'timer-txn',
+      producerSub: 'scheduler',
+      payload: b64('raw bytes, not JSON'),
+      encrypted: false,
+    });
     expect(timerFrame).not.toHaveProperty('data');
   });
 
@@ -317,7 +366,7 @@ describe('long-poll pop (wait=true)', () => {
 });
 
 describe('POST /api/v1/ack', () => {
-  it('completes a frame and answers Queen\'s shape; a repeated ack answers the same verdict', async () => {
+  it("completes a frame and answers Queen's shape; a repeated ack answers the same verdict", async () => {
     await push(tb, [{ queue: 'ack-ok', payload: 1 }]);
     const [frame] = (await pop(tb, '/api/v1/pop/queue/ack-ok')).body.messages;
     const res = await ack(tb, frame, { status: 'completed' });
@@ -342,7 +391,9 @@ describe('POST /api/v1/ack', () => {
     const res = await ack(tb, { ...frame, leaseId: '00000000-0000-4000-8000-000000000000' });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('lease_mismatch');
-    const rows = await tb.sql.query(`SELECT count(*)::int AS n FROM message_deliveries d JOIN messages m ON m.seq = d.message_seq WHERE m.queue = 'ack-lease'`);
+    const rows = await tb.sql.query(
+      `SELECT count(*)::int AS n FROM message_deliveries d JOIN messages m ON m.seq = d.message_seq WHERE m.queue = 'ack-lease'`,
+    );
     expect(rows.rows[0].n).toBe(0);
     expect((await ack(tb, frame)).status).toBe(200);
   });
@@ -374,7 +425,10 @@ describe('POST /api/v1/ack', () => {
   it('redelivers a failed frame before later frames, up to retryLimit, then dead-letters it', async () => {
     const cfg = await configure(tb, 'retry', { retryLimit: 1 });
     expect(cfg.body).toEqual({ configured: true, queue: 'retry', options: { encryptionEnabled: false, leaseTime: 300, retryLimit: 1 } });
-    await push(tb, [{ queue: 'retry', payload: 'poison' }, { queue: 'retry', payload: 'fine' }]);
+    await push(tb, [
+      { queue: 'retry', payload: 'poison' },
+      { queue: 'retry', payload: 'fine' },
+    ]);
 
     const d1 = (await pop(tb, '/api/v1/pop/queue/retry')).body.messages[0];
     expect(d1.data).toBe('poison');
@@ -416,7 +470,10 @@ describe('POST /api/v1/ack', () => {
   });
 
   it('keeps a batch leased until its failed frame is judged too, then redelivers only the failed one', async () => {
-    await push(tb, [1, 2, 3].map((n) => ({ queue: 'batch-fail', payload: n })));
+    await push(
+      tb,
+      [1, 2, 3].map((n) => ({ queue: 'batch-fail', payload: n })),
+    );
     const batch = (await pop(tb, '/api/v1/pop/queue/batch-fail?batch=3')).body.messages;
     expect((await ack(tb, batch[1], { status: 'failed' })).body.leaseReleased).toBe(false);
     // A retried "failed" under the same lease is not a second failure.
@@ -444,7 +501,10 @@ describe('POST /api/v1/ack', () => {
 
 describe('POST /api/v1/ack/batch', () => {
   it("takes Queen's {acknowledgments, consumerGroup} and reports each item", async () => {
-    await push(tb, [{ queue: 'ack-batch', payload: 1 }, { queue: 'ack-batch', payload: 2 }]);
+    await push(tb, [
+      { queue: 'ack-batch', payload: 1 },
+      { queue: 'ack-batch', payload: 2 },
+    ]);
     const frames = (await pop(tb, '/api/v1/pop/queue/ack-batch?batch=2&consumerGroup=bg')).body.messages;
     const res = await api(tb, 'POST', '/api/v1/ack/batch', {
       body: {
@@ -461,9 +521,31 @@ describe('POST /api/v1/ack/batch', () => {
       successful: 2,
       failed: 1,
       results: [
-        { index: 0, success: true, transactionId: frames[0].transactionId, partitionId: frames[0].partitionId, status: 'completed', retryCount: 0, leaseReleased: false },
-        { index: 1, success: false, transactionId: 'missing', partitionId: frames[0].partitionId, error: { code: 'not_found', message: expect.any(String) } },
-        { index: 2, success: true, transactionId: frames[1].transactionId, partitionId: frames[1].partitionId, status: 'completed', retryCount: 0, leaseReleased: true },
+        {
+          index: 0,
+          success: true,
+          transactionId: frames[0].transactionId,
+          partitionId: frames[0].partitionId,
+          status: 'completed',
+          retryCount: 0,
+          leaseReleased: false,
+        },
+        {
+          index: 1,
+          success: false,
+          transactionId: 'missing',
+          partitionId: frames[0].partitionId,
+          error: { code: 'not_found', message: expect.any(String) },
+        },
+        {
+          index: 2,
+          success: true,
+          transactionId: frames[1].transactionId,
+          partitionId: frames[1].partitionId,
+          status: 'completed',
+          retryCount: 0,
+          leaseReleased: true,
+        },
       ],
     });
   });

@@ -32,7 +32,9 @@ async function claim(queue: string, timerKey: string) {
 }
 
 const pendingRows = async (queue: string) =>
-  (await tb.sql.query(`SELECT timer_key FROM timers WHERE tenant = 'acme' AND queue = $1 ORDER BY timer_key COLLATE "C"`, [queue])).rows.map((r) => r.timer_key);
+  (
+    await tb.sql.query(`SELECT timer_key FROM timers WHERE tenant = 'acme' AND queue = $1 ORDER BY timer_key COLLATE "C"`, [queue])
+  ).rows.map((r) => r.timer_key);
 
 describe('SDK end to end', () => {
   it('schedule → peek → list → fire → pop: the frame carries the messageId and txn schedule answered', async () => {
@@ -42,7 +44,18 @@ describe('SDK end to end', () => {
     if (s.status !== 'scheduled') throw new Error('unreachable');
 
     const peek = await qt.timers.peek('sdk-fire', 'trial/acme/day7');
-    expect(peek).toMatchObject({ found: true, timerKey: 'trial/acme/day7', partition: 'acme', txn: s.txn, messageId: s.messageId, deliverAt: s.deliverAt, payload: encodePayload(payload), producerSub: 'sdk-e2e', claimed: false, attempts: 0 });
+    expect(peek).toMatchObject({
+      found: true,
+      timerKey: 'trial/acme/day7',
+      partition: 'acme',
+      txn: s.txn,
+      messageId: s.messageId,
+      deliverAt: s.deliverAt,
+      payload: encodePayload(payload),
+      producerSub: 'sdk-e2e',
+      claimed: false,
+      attempts: 0,
+    });
 
     const list = await qt.timers.list('sdk-fire');
     expect(list).toMatchObject({ truncated: false, rows: [{ timerKey: 'trial/acme/day7', txn: s.txn, messageId: s.messageId }] });
@@ -51,7 +64,14 @@ describe('SDK end to end', () => {
     // Due now, on PostgreSQL's clock; the sweeper's next pass (≤ QUEEN_SWEEPER_MAX_SLEEP_MS) fires it.
     await tb.sql.query(`UPDATE timers SET deliver_at = now() WHERE tenant = 'acme' AND queue = 'sdk-fire'`);
     const frame = await popOne('sdk-fire');
-    expect(frame).toMatchObject({ id: s.messageId, transactionId: s.txn, queue: 'sdk-fire', partition: 'acme', producerSub: 'sdk-e2e', encrypted: false });
+    expect(frame).toMatchObject({
+      id: s.messageId,
+      transactionId: s.txn,
+      queue: 'sdk-fire',
+      partition: 'acme',
+      producerSub: 'sdk-e2e',
+      encrypted: false,
+    });
     expect(frame.json()).toEqual(payload);
     expect(frame.data).toEqual(payload);
     expect(await qt.timers.peek('sdk-fire', 'trial/acme/day7')).toEqual({ found: false });
@@ -59,7 +79,11 @@ describe('SDK end to end', () => {
 
   it('delivers bytes and text payloads exactly', async () => {
     const bytes = new Uint8Array([0, 1, 2, 250, 255]);
-    await qt.timers.batch().schedule({ queue: 'sdk-bytes', timerKey: 'a', delayMs: 0, payload: bytes }).schedule({ queue: 'sdk-bytes', timerKey: 'b', delayMs: 100, payload: 'héllo' }).send();
+    await qt.timers
+      .batch()
+      .schedule({ queue: 'sdk-bytes', timerKey: 'a', delayMs: 0, payload: bytes })
+      .schedule({ queue: 'sdk-bytes', timerKey: 'b', delayMs: 100, payload: 'héllo' })
+      .send();
     const first = await popOne('sdk-bytes');
     const second = await popOne('sdk-bytes');
     expect(first.bytes).toEqual(bytes);
@@ -69,9 +93,21 @@ describe('SDK end to end', () => {
 
   it('cancel goes to DELETE: cancelled with the txn echoed, then absent', async () => {
     await qt.timers.schedule({ queue: 'sdk-cancel', timerKey: 'tenant/42', delayMs: 3_600_000, payload: 'x', txn: 'cancel-me-v1' });
-    expect(await qt.timers.cancel('sdk-cancel', 'tenant/42')).toEqual({ ok: true, status: 'cancelled', queue: 'sdk-cancel', timerKey: 'tenant/42', txn: 'cancel-me-v1' });
+    expect(await qt.timers.cancel('sdk-cancel', 'tenant/42')).toEqual({
+      ok: true,
+      status: 'cancelled',
+      queue: 'sdk-cancel',
+      timerKey: 'tenant/42',
+      txn: 'cancel-me-v1',
+    });
     expect(await pendingRows('sdk-cancel')).toEqual([]);
-    expect(await qt.timers.cancel('sdk-cancel', 'tenant/42', { txn: 'cancel-me-v1' })).toEqual({ ok: false, status: 'absent', queue: 'sdk-cancel', timerKey: 'tenant/42', txn: 'cancel-me-v1' });
+    expect(await qt.timers.cancel('sdk-cancel', 'tenant/42', { txn: 'cancel-me-v1' })).toEqual({
+      ok: false,
+      status: 'absent',
+      queue: 'sdk-cancel',
+      timerKey: 'tenant/42',
+      txn: 'cancel-me-v1',
+    });
   });
 
   it('addresses keys with slashes, %, ?, # and spaces on every timer route', async () => {
@@ -87,14 +123,31 @@ describe('SDK end to end', () => {
   it('too_late: a claimed timer can be neither cancelled nor rescheduled, and nothing changes', async () => {
     const s = await qt.timers.schedule({ queue: 'sdk-claimed', timerKey: 'k/1', delayMs: 3_600_000, payload: 'old', txn: 'claimed-v1' });
     await claim('sdk-claimed', 'k/1');
-    expect(await qt.timers.cancel('sdk-claimed', 'k/1', { txn: 'claimed-v1' })).toEqual({ ok: false, status: 'too_late', queue: 'sdk-claimed', timerKey: 'k/1', txn: 'claimed-v1' });
+    expect(await qt.timers.cancel('sdk-claimed', 'k/1', { txn: 'claimed-v1' })).toEqual({
+      ok: false,
+      status: 'too_late',
+      queue: 'sdk-claimed',
+      timerKey: 'k/1',
+      txn: 'claimed-v1',
+    });
     const r = await qt.timers.reschedule({ queue: 'sdk-claimed', timerKey: 'k/1', delayMs: 10, payload: 'new' });
     expect(r).toMatchObject({ ok: false, status: 'too_late' });
-    expect(await qt.timers.peek('sdk-claimed', 'k/1')).toMatchObject({ found: true, claimed: true, messageId: (s as { messageId: string }).messageId, payload: encodePayload('old') });
+    expect(await qt.timers.peek('sdk-claimed', 'k/1')).toMatchObject({
+      found: true,
+      claimed: true,
+      messageId: (s as { messageId: string }).messageId,
+      payload: encodePayload('old'),
+    });
   });
 
   it('absent after delivery: the cancel echoes the txn, and the log holds the frame with it', async () => {
-    await qt.timers.schedule({ queue: 'sdk-delivered', timerKey: 'order/7/compensate', delayMs: 50, payload: { orderId: 7 }, txn: 'order-7-comp' });
+    await qt.timers.schedule({
+      queue: 'sdk-delivered',
+      timerKey: 'order/7/compensate',
+      delayMs: 50,
+      payload: { orderId: 7 },
+      txn: 'order-7-comp',
+    });
     const frame = await popOne('sdk-delivered');
     const r = await qt.timers.cancel('sdk-delivered', 'order/7/compensate', { txn: 'order-7-comp' });
     expect(r).toEqual({ ok: false, status: 'absent', queue: 'sdk-delivered', timerKey: 'order/7/compensate', txn: 'order-7-comp' });
@@ -104,7 +157,11 @@ describe('SDK end to end', () => {
 
   it('a produce-only credential schedules and cancels but cannot peek or list (403, not retried)', async () => {
     const attempts: number[] = [];
-    const producer = createClient({ baseUrl: tb.url, token: await tb.token({ sub: 'producer', grants: ['produce'] }), retry: { onRetry: ({ attempt }) => attempts.push(attempt) } });
+    const producer = createClient({
+      baseUrl: tb.url,
+      token: await tb.token({ sub: 'producer', grants: ['produce'] }),
+      retry: { onRetry: ({ attempt }) => attempts.push(attempt) },
+    });
     const s = await producer.timers.schedule({ queue: 'sdk-produce-only', timerKey: 'p/1', delayMs: 3_600_000, payload: 'x' });
     expect(s).toMatchObject({ ok: true, status: 'scheduled' });
     const err = await producer.timers.peek('sdk-produce-only', 'p/1').catch((e) => e);
@@ -118,15 +175,28 @@ describe('SDK end to end', () => {
   it('while the cluster blocks produce, a batch cancel is refused with the hint and timers.cancel still works', async () => {
     await qt.timers.schedule({ queue: 'sdk-blocked', timerKey: 'b/1', delayMs: 3_600_000, payload: 'x' });
     const admin = async (produceBlocked: boolean) => {
-      const res = await fetch(`${tb.url}/api/v1/admin/cluster`, { method: 'PUT', headers: { authorization: `Bearer ${await tb.token()}`, 'content-type': 'application/json' }, body: JSON.stringify({ produceBlocked }) });
+      const res = await fetch(`${tb.url}/api/v1/admin/cluster`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${await tb.token()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ produceBlocked }),
+      });
       expect(res.status).toBe(200);
     };
     await admin(true);
     try {
       const noRetry = createClient({ baseUrl: tb.url, token: await tb.token(), retry: false });
-      const err = await noRetry.timers.batch({ allowCancelViaScheduleRoute: true }).cancel('sdk-blocked', 'b/1').send().catch((e) => e);
+      const err = await noRetry.timers
+        .batch({ allowCancelViaScheduleRoute: true })
+        .cancel('sdk-blocked', 'b/1')
+        .send()
+        .catch((e) => e);
       expect(err).toBeInstanceOf(QueenTimersError);
-      expect(err).toMatchObject({ status: 503, code: 'produce_blocked', hint: 'DELETE /api/v1/timers/:queue/*timerKey', retryAfterMs: 5000 });
+      expect(err).toMatchObject({
+        status: 503,
+        code: 'produce_blocked',
+        hint: 'DELETE /api/v1/timers/:queue/*timerKey',
+        retryAfterMs: 5000,
+      });
       expect(await pendingRows('sdk-blocked')).toEqual(['b/1']);
       expect(await noRetry.timers.cancel('sdk-blocked', 'b/1')).toMatchObject({ ok: true, status: 'cancelled' });
     } finally {
@@ -136,7 +206,8 @@ describe('SDK end to end', () => {
 
   it('a batch of 600 goes out in calls of ≤ 256 and listAll pages through all of them', async () => {
     const batch = qt.timers.batch();
-    for (let i = 0; i < 600; i++) batch.schedule({ queue: 'sdk-many', timerKey: `k/${String(i).padStart(3, '0')}`, delayMs: 3_600_000, payload: i });
+    for (let i = 0; i < 600; i++)
+      batch.schedule({ queue: 'sdk-many', timerKey: `k/${String(i).padStart(3, '0')}`, delayMs: 3_600_000, payload: i });
     const results = await batch.send();
     expect(results).toHaveLength(600);
     expect(results.every((r) => r.status === 'scheduled')).toBe(true);
@@ -168,7 +239,10 @@ describe('SDK end to end', () => {
   it('push, pop and ack through the log helpers; a repeated push is a duplicate', async () => {
     const pushed = await qt.log.push({ queue: 'sdk-log', payload: { n: 1 }, transactionId: 'log-1' });
     expect(pushed).toMatchObject({ transaction_id: 'log-1', status: 'queued' });
-    expect(await qt.log.push({ queue: 'sdk-log', payload: { n: 1 }, transactionId: 'log-1' })).toMatchObject({ status: 'duplicate', message_id: pushed.message_id });
+    expect(await qt.log.push({ queue: 'sdk-log', payload: { n: 1 }, transactionId: 'log-1' })).toMatchObject({
+      status: 'duplicate',
+      message_id: pushed.message_id,
+    });
     const [m] = await qt.log.pop('sdk-log');
     expect(m).toMatchObject({ id: pushed.message_id, transactionId: 'log-1', data: { n: 1 } });
     expect(await qt.log.ack(m)).toMatchObject({ transactionId: 'log-1', status: 'completed' });

@@ -33,9 +33,18 @@ function scriptedFetch(answers: Answer[]) {
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-const refusal = (status: number, code: string, headers: Record<string, string> = {}) => json(status, { ok: false, error: { code, message: `${code} happened` } }, headers);
+const refusal = (status: number, code: string, headers: Record<string, string> = {}) =>
+  json(status, { ok: false, error: { code, message: `${code} happened` } }, headers);
 
-const scheduled = (op: any) => ({ ok: true, status: 'scheduled', queue: op.queue, timerKey: op.timerKey, txn: op.txn, messageId: '5f0c5b8e-4d8e-4f43-9a8e-0a1b2c3d4e5f', deliverAt: '2030-01-01T00:00:00.000000Z' });
+const scheduled = (op: any) => ({
+  ok: true,
+  status: 'scheduled',
+  queue: op.queue,
+  timerKey: op.timerKey,
+  txn: op.txn,
+  messageId: '5f0c5b8e-4d8e-4f43-9a8e-0a1b2c3d4e5f',
+  deliverAt: '2030-01-01T00:00:00.000000Z',
+});
 /** Answers a POST /api/v1/timers with `scheduled` for each op it was sent. */
 const echoBatch: Answer = (_input, init) => json(200, { results: JSON.parse(String(init!.body)).operations.map(scheduled) });
 
@@ -58,7 +67,13 @@ describe('timer keys in paths', () => {
   });
 
   it('refuses "." and ".." as a queue name before sending: the URL would address another route', async () => {
-    const client = createClient({ baseUrl: 'http://127.0.0.1:1', token: 't', fetch: (() => { throw new Error('no request may be sent'); }) as any });
+    const client = createClient({
+      baseUrl: 'http://127.0.0.1:1',
+      token: 't',
+      fetch: (() => {
+        throw new Error('no request may be sent');
+      }) as any,
+    });
     await expect(client.timers.cancel('..', 'other/k')).rejects.toThrow(TypeError);
     await expect(client.timers.peek('.', 'k')).rejects.toThrow(TypeError);
   });
@@ -67,7 +82,13 @@ describe('timer keys in paths', () => {
     const prefix = '/api/v1/timers/q/';
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.constantFrom('a', 'Z', '/', '%', '?', '#', '.', ' ', ':', '+', '&', '=', 'é', '😀', '4', '1', '\\'), minLength: 1, maxLength: 12 }).filter((k) => !k.split('/').some((s) => s === '.' || s === '..')),
+        fc
+          .string({
+            unit: fc.constantFrom('a', 'Z', '/', '%', '?', '#', '.', ' ', ':', '+', '&', '=', 'é', '😀', '4', '1', '\\'),
+            minLength: 1,
+            maxLength: 12,
+          })
+          .filter((k) => !k.split('/').some((s) => s === '.' || s === '..')),
         (key) => {
           const pathname = new URL(`http://h${prefix}${timerKeyPath(key)}`).pathname;
           expect(pathname.startsWith(prefix)).toBe(true);
@@ -105,13 +126,29 @@ describe('payloads', () => {
 describe('timers.schedule', () => {
   it('posts one schedule op with a base64 payload and a minted txn, with the bearer token', async () => {
     const { fetch, sent } = scriptedFetch([echoBatch]);
-    const r = await client(fetch).timers.schedule({ queue: 'reminders', timerKey: 'tenant/42', delayMs: 1000, payload: { a: 1 }, partition: 'acme' });
+    const r = await client(fetch).timers.schedule({
+      queue: 'reminders',
+      timerKey: 'tenant/42',
+      delayMs: 1000,
+      payload: { a: 1 },
+      partition: 'acme',
+    });
     expect(sent).toHaveLength(1);
     expect(sent[0].method).toBe('POST');
     expect(sent[0].url.href).toBe('http://broker.test:6632/api/v1/timers');
     expect(sent[0].headers.authorization).toBe('Bearer tok');
     expect(sent[0].body).toEqual({
-      operations: [{ op: 'schedule', queue: 'reminders', timerKey: 'tenant/42', delayMs: 1000, payload: encodePayload({ a: 1 }), partition: 'acme', txn: expect.stringMatching(/^[0-9a-f-]{36}$/) }],
+      operations: [
+        {
+          op: 'schedule',
+          queue: 'reminders',
+          timerKey: 'tenant/42',
+          delayMs: 1000,
+          payload: encodePayload({ a: 1 }),
+          partition: 'acme',
+          txn: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        },
+      ],
     });
     expect(r).toMatchObject({ ok: true, status: 'scheduled', txn: sent[0].body.operations[0].txn });
   });
@@ -126,7 +163,9 @@ describe('timers.schedule', () => {
 
   it('treats a schedule verdict outside scheduled|rescheduled|too_late as an unexpected response', async () => {
     const { fetch } = scriptedFetch([json(200, { results: [{ ok: true, status: 'cancelled', queue: 'q', timerKey: 'k', txn: 't' }] })]);
-    await expect(client(fetch).timers.schedule({ queue: 'q', timerKey: 'k', delayMs: 0, payload: 'x' })).rejects.toMatchObject({ code: 'unexpected_response' });
+    await expect(client(fetch).timers.schedule({ queue: 'q', timerKey: 'k', delayMs: 0, payload: 'x' })).rejects.toMatchObject({
+      code: 'unexpected_response',
+    });
   });
 });
 
@@ -165,7 +204,9 @@ describe('timers.batch', () => {
   });
 
   it('has no cancel unless asked by name; then the cancel goes into the POST body', async () => {
-    const { fetch, sent } = scriptedFetch([json(200, { results: [{ ok: true, status: 'cancelled', queue: 'q', timerKey: 'a/b', txn: 't' }] })]);
+    const { fetch, sent } = scriptedFetch([
+      json(200, { results: [{ ok: true, status: 'cancelled', queue: 'q', timerKey: 'a/b', txn: 't' }] }),
+    ]);
     const c = client(fetch);
     expect(() => (c.timers.batch() as any).cancel('q', 'a/b')).toThrow(/allowCancelViaScheduleRoute/);
     const results = await c.timers.batch({ allowCancelViaScheduleRoute: true }).cancel('q', 'a/b', { txn: 't' }).send();
@@ -196,7 +237,9 @@ describe('errors and retries', () => {
   ] as const) {
     it(`never retries a ${status}`, async () => {
       const { fetch, sent } = scriptedFetch([refusal(status, code), json(200, { found: false })]);
-      const err = await client(fetch).timers.peek('q', 'k').catch((e) => e);
+      const err = await client(fetch)
+        .timers.peek('q', 'k')
+        .catch((e) => e);
       expect(sent).toHaveLength(1);
       expect(err).toBeInstanceOf(QueenTimersError);
       expect(err).toMatchObject({ status, code, message: `${code} happened` });
@@ -205,10 +248,23 @@ describe('errors and retries', () => {
 
   it('carries the x-queen-timers-hint header and the field of a refused batch', async () => {
     const { fetch } = scriptedFetch([
-      json(400, { ok: false, error: { code: 'server_owned_field', message: 'no', field: 'operations.0.producerSub' } }, { 'x-queen-timers-hint': 'DELETE /api/v1/timers/:queue/*timerKey' }),
+      json(
+        400,
+        { ok: false, error: { code: 'server_owned_field', message: 'no', field: 'operations.0.producerSub' } },
+        { 'x-queen-timers-hint': 'DELETE /api/v1/timers/:queue/*timerKey' },
+      ),
     ]);
-    const err = await client(fetch).timers.batch({ allowCancelViaScheduleRoute: true }).cancel('q', 'k').send().catch((e) => e);
-    expect(err).toMatchObject({ status: 400, code: 'server_owned_field', field: 'operations.0.producerSub', hint: 'DELETE /api/v1/timers/:queue/*timerKey' });
+    const err = await client(fetch)
+      .timers.batch({ allowCancelViaScheduleRoute: true })
+      .cancel('q', 'k')
+      .send()
+      .catch((e) => e);
+    expect(err).toMatchObject({
+      status: 400,
+      code: 'server_owned_field',
+      field: 'operations.0.producerSub',
+      hint: 'DELETE /api/v1/timers/:queue/*timerKey',
+    });
   });
 
   it('honours Retry-After on a 429: the retry waits at least that long', async () => {
@@ -224,21 +280,27 @@ describe('errors and retries', () => {
 
   it('gives up after maxAttempts and throws the last refusal with its Retry-After', async () => {
     const { fetch, sent } = scriptedFetch([refusal(503, 'produce_blocked', { 'retry-after': '0' })]);
-    const err = await client(fetch, { retry: { maxAttempts: 3, baseDelayMs: 1 } }).timers.peek('q', 'k').catch((e) => e);
+    const err = await client(fetch, { retry: { maxAttempts: 3, baseDelayMs: 1 } })
+      .timers.peek('q', 'k')
+      .catch((e) => e);
     expect(sent).toHaveLength(3);
     expect(err).toMatchObject({ status: 503, code: 'produce_blocked', retryAfterMs: 0 });
   });
 
   it('does not sleep through a Retry-After longer than maxRetryAfterMs', async () => {
     const { fetch, sent } = scriptedFetch([refusal(429, 'pending_quota_exceeded', { 'retry-after': '120' })]);
-    const err = await client(fetch).timers.peek('q', 'k').catch((e) => e);
+    const err = await client(fetch)
+      .timers.peek('q', 'k')
+      .catch((e) => e);
     expect(sent).toHaveLength(1);
     expect(err).toMatchObject({ status: 429, code: 'pending_quota_exceeded', retryAfterMs: 120_000 });
   });
 
   it('retries network errors, then throws network_error with status 0', async () => {
     const { fetch, sent } = scriptedFetch([new TypeError('fetch failed')]);
-    const err = await client(fetch).timers.peek('q', 'k').catch((e) => e);
+    const err = await client(fetch)
+      .timers.peek('q', 'k')
+      .catch((e) => e);
     expect(sent).toHaveLength(4);
     expect(err).toMatchObject({ status: 0, code: 'network_error' });
     expect(err.cause).toBeInstanceOf(TypeError);

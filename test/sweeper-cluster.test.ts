@@ -13,7 +13,8 @@ const TIMERS = 20_000;
 /** Every timer's frame exactly once, none early, and no timer left behind. */
 async function assertDeliveredExactlyOnce(sql: pg.Pool, n: number) {
   const r = (
-    await sql.query(`
+    await sql.query(
+      `
       SELECT (SELECT count(*) FROM timers)::int AS pending,
              (SELECT count(*) FROM messages)::int AS frames,
              (SELECT count(DISTINCT transaction_id) FROM messages)::int AS txns,
@@ -46,8 +47,10 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
     // Wait until all three sweepers are connected, then let the timers mature over ~4 s.
     await waitFor(
       async () =>
-        (await sql.query(`SELECT count(DISTINCT client_port) >= 3 AS ok FROM pg_stat_activity
-                          WHERE datname = current_database() AND application_name = 'queen-timers-sweeper'`)).rows[0].ok,
+        (
+          await sql.query(`SELECT count(DISTINCT client_port) >= 3 AS ok FROM pg_stat_activity
+                          WHERE datname = current_database() AND application_name = 'queen-timers-sweeper'`)
+        ).rows[0].ok,
       { timeout: 30_000, interval: 100 },
     );
     await insertTimers(sql, { count: TIMERS, dueInMs: 500, spreadMs: 4000 });
@@ -60,7 +63,10 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
     await brokers[0].kill('SIGKILL');
     brokers[0] = spawnBroker(scratch.url, env);
 
-    await waitFor(async () => (await sql.query('SELECT count(*)::int AS n FROM timers')).rows[0].n === 0, { timeout: 60_000, interval: 100 });
+    await waitFor(async () => (await sql.query('SELECT count(*)::int AS n FROM timers')).rows[0].n === 0, {
+      timeout: 60_000,
+      interval: 100,
+    });
     await assertDeliveredExactlyOnce(sql, TIMERS);
     for (const b of brokers.slice(1)) expect(b.proc.exitCode).toBeNull();
   });
@@ -100,7 +106,7 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
     await assertDeliveredExactlyOnce(check, TIMERS);
   });
 
-  it('a schedule on another broker wakes this broker\'s sleeping sweeper through LISTEN/NOTIFY', async () => {
+  it("a schedule on another broker wakes this broker's sleeping sweeper through LISTEN/NOTIFY", async () => {
     const sweeping = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_MAX_SLEEP_MS: '60000' } });
     cleanups.push(() => sweeping.close());
     const other = await startTestBroker({ databaseUrl: sweeping.broker.db.url });
@@ -109,7 +115,9 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
     await waitFor(() => (sweeping.broker.sweeper as unknown as { wakeSleeper?: unknown }).wakeSleeper !== undefined);
     const [t] = await insertTimers(other.sql, { dueInMs: 200 });
     other.broker.services.notifier.timerScheduled(t.deliverAtMs);
-    const frame = await waitFor(async () => (await sweeping.sql.query('SELECT created_at, deliver_at FROM messages')).rows[0], { timeout: 10_000 });
+    const frame = await waitFor(async () => (await sweeping.sql.query('SELECT created_at, deliver_at FROM messages')).rows[0], {
+      timeout: 10_000,
+    });
     expect(frame.created_at.getTime()).toBeGreaterThanOrEqual(frame.deliver_at.getTime());
   });
 });

@@ -34,7 +34,7 @@ beforeEach(async () => {
 const frames = async (where = 'true', params: unknown[] = []) =>
   (await tb.sql.query(`SELECT * FROM messages WHERE ${where} ORDER BY seq`, params)).rows;
 const timer = async (key: string) => (await tb.sql.query('SELECT * FROM timers WHERE timer_key = $1', [key])).rows[0];
-const metric = async (name: string) => (await tb.broker.services.metrics.registry.getSingleMetricAsString(name));
+const metric = async (name: string) => await tb.broker.services.metrics.registry.getSingleMetricAsString(name);
 
 describe('sweepOnce', () => {
   it('fires due timers into the log, and leaves future ones pending and unclaimed', async () => {
@@ -46,7 +46,15 @@ describe('sweepOnce', () => {
     expect(log).toHaveLength(3);
     for (const f of log) {
       const t = due.find((d) => d.txn === f.transaction_id)!;
-      expect(f).toMatchObject({ tenant: 'acme', queue: 'q', partition: 'Default', id: t.messageId, timer_key: t.timerKey, producer_sub: 'scheduler', encrypted: false });
+      expect(f).toMatchObject({
+        tenant: 'acme',
+        queue: 'q',
+        partition: 'Default',
+        id: t.messageId,
+        timer_key: t.timerKey,
+        producer_sub: 'scheduler',
+        encrypted: false,
+      });
       expect(f.payload.toString()).toBe('{"hello":"world"}');
       expect(f.created_at.getTime()).toBeGreaterThanOrEqual(Math.floor(t.deliverAtMs));
     }
@@ -239,7 +247,8 @@ describe('sweepOnce', () => {
     await rejectQueue(tb.sql, 'q', '53000');
     await insertTimers(tb.sql, { count: 3 });
     await expect(sweeper.sweepOnce()).rejects.toThrow(/rejects frames/);
-    const claimed = (await tb.sql.query('SELECT count(*)::int AS n FROM timers WHERE claim_token IS NOT NULL AND claim_expires_at > now()')).rows[0].n;
+    const claimed = (await tb.sql.query('SELECT count(*)::int AS n FROM timers WHERE claim_token IS NOT NULL AND claim_expires_at > now()'))
+      .rows[0].n;
     expect(claimed).toBe(3);
     await sweeper.stop();
     expect((await tb.sql.query('SELECT attempts, claim_token FROM timers')).rows).toEqual([
@@ -293,7 +302,9 @@ describe('sweepOnce', () => {
     const db = new SweeperDb(tb.broker.db, () => {});
     try {
       const plan = await db.planned(async (q) => {
-        const r = await q.query(`EXPLAIN ${CLAIM_DUE_SQL.replace('$1', `'00000000-0000-4000-8000-000000000009'::uuid`).replace('$2', '1000').replace('$3', '30000')}`);
+        const r = await q.query(
+          `EXPLAIN ${CLAIM_DUE_SQL.replace('$1', `'00000000-0000-4000-8000-000000000009'::uuid`).replace('$2', '1000').replace('$3', '30000')}`,
+        );
         return r.rows.map((x: any) => x['QUERY PLAN']).join('\n');
       });
       const due = plan.slice(plan.indexOf('CTE due'), plan.indexOf('CTE claimed'));
@@ -320,7 +331,9 @@ describe('the loop', () => {
       await waitFor(() => (woke.broker.sweeper as unknown as { wakeSleeper?: unknown }).wakeSleeper !== undefined);
       const [t] = await insertTimers(woke.sql, { dueInMs: 200 });
       woke.broker.services.notifier.timerScheduled(t.deliverAtMs);
-      const frame = await waitFor(async () => (await woke.sql.query('SELECT created_at, deliver_at FROM messages')).rows[0], { timeout: 10_000 });
+      const frame = await waitFor(async () => (await woke.sql.query('SELECT created_at, deliver_at FROM messages')).rows[0], {
+        timeout: 10_000,
+      });
       expect(frame.created_at.getTime()).toBeGreaterThanOrEqual(frame.deliver_at.getTime());
     } finally {
       await woke.close();
@@ -332,8 +345,10 @@ describe('the loop', () => {
     await insertTimers(tb.sql, { count: 5000 });
     await waitFor(async () => (await tb.sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n > 0);
     await s.stop();
-    const r = (await tb.sql.query(`SELECT (SELECT count(*) FROM timers WHERE claim_token IS NOT NULL)::int AS claimed,
-                                          (SELECT count(*) FROM timers)::int + (SELECT count(*) FROM messages)::int AS total`)).rows[0];
+    const r = (
+      await tb.sql.query(`SELECT (SELECT count(*) FROM timers WHERE claim_token IS NOT NULL)::int AS claimed,
+                                          (SELECT count(*) FROM timers)::int + (SELECT count(*) FROM messages)::int AS total`)
+    ).rows[0];
     expect(r).toEqual({ claimed: 0, total: 5000 });
   });
 });

@@ -14,7 +14,9 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 describe('schedule', () => {
   it('creates a pending timer and answers scheduled with txn, messageId and deliverAt', async () => {
-    const res = await batch(tb, [sched('reminders', 'trial:acme:day7', { delayMs: 604_800_000, txn: 'trial-acme-day7-v1', partition: 'acme' })]);
+    const res = await batch(tb, [
+      sched('reminders', 'trial:acme:day7', { delayMs: 604_800_000, txn: 'trial-acme-day7-v1', partition: 'acme' }),
+    ]);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       results: [
@@ -30,7 +32,13 @@ describe('schedule', () => {
       ],
     });
     const r = await row(tb, 'reminders', 'trial:acme:day7');
-    expect(r).toMatchObject({ partition: 'acme', txn: 'trial-acme-day7-v1', message_id: res.body.results[0].messageId, producer_sub: 'tester', attempts: 0 });
+    expect(r).toMatchObject({
+      partition: 'acme',
+      txn: 'trial-acme-day7-v1',
+      message_id: res.body.results[0].messageId,
+      producer_sub: 'tester',
+      attempts: 0,
+    });
     expect(r!.payload.toString()).toBe('{"key":"trial:acme:day7"}');
   });
 
@@ -41,7 +49,11 @@ describe('schedule', () => {
     const deliverAt = Date.parse(res.body.results[0].deliverAt);
     expect(deliverAt).toBeGreaterThanOrEqual(before.getTime() + 3_600_000 - 1);
     expect(deliverAt).toBeLessThanOrEqual(after.getTime() + 3_600_000 + 1);
-    const r = (await tb.sql.query(`SELECT to_char(deliver_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS d FROM timers WHERE queue = 'clock'`)).rows[0];
+    const r = (
+      await tb.sql.query(
+        `SELECT to_char(deliver_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS d FROM timers WHERE queue = 'clock'`,
+      )
+    ).rows[0];
     expect(res.body.results[0].deliverAt).toBe(r.d);
   });
 
@@ -70,7 +82,11 @@ describe('schedule', () => {
     const seen: number[] = [];
     const off = tb.broker.services.notifier.onTimer((e) => seen.push(e.deliverAtMs));
     try {
-      const res = await batch(tb, [sched('wake', 'late', { delayMs: 50_000 }), sched('wake', 'early', { delayMs: 5_000 }), cancel('wake', 'none')]);
+      const res = await batch(tb, [
+        sched('wake', 'late', { delayMs: 50_000 }),
+        sched('wake', 'early', { delayMs: 5_000 }),
+        cancel('wake', 'none'),
+      ]);
       // Whole milliseconds, rounded up so that a woken sweeper finds the timer due.
       expect(seen).toHaveLength(1);
       expect(Number.isInteger(seen[0])).toBe(true);
@@ -102,7 +118,15 @@ describe('upsert: schedule and reschedule are one operation', () => {
     expect(second.body.results[0].messageId).not.toBe(first.messageId);
     expect(Date.parse(second.body.results[0].deliverAt)).toBeGreaterThan(Date.parse(first.deliverAt));
     const r = await row(tb, 'up', 'k1');
-    expect(r).toMatchObject({ txn: 'v2', partition: 'p2', attempts: 0, last_error: null, claim_token: null, claim_expires_at: null, message_id: second.body.results[0].messageId });
+    expect(r).toMatchObject({
+      txn: 'v2',
+      partition: 'p2',
+      attempts: 0,
+      last_error: null,
+      claim_token: null,
+      claim_expires_at: null,
+      message_id: second.body.results[0].messageId,
+    });
     expect(r!.payload.toString()).toBe('new');
   });
 
@@ -201,14 +225,25 @@ describe('cancel inside a batch', () => {
       cancel('mix', 'c'),
       sched('mix', 'a'),
     ]);
-    expect(res.body.results.map((r: any) => r.status)).toEqual(['scheduled', 'cancelled', 'cancelled', 'scheduled', 'scheduled', 'absent', 'rescheduled']);
+    expect(res.body.results.map((r: any) => r.status)).toEqual([
+      'scheduled',
+      'cancelled',
+      'cancelled',
+      'scheduled',
+      'scheduled',
+      'absent',
+      'rescheduled',
+    ]);
     expect(res.body.results.map((r: any) => r.ok)).toEqual([true, true, true, true, true, false, true]);
     const keys = (await tb.sql.query(`SELECT timer_key FROM timers WHERE queue = 'mix' ORDER BY timer_key`)).rows.map((r) => r.timer_key);
     expect(keys).toEqual(['a', 'b']);
   });
 
   it('applies a long run alternating schedules and cancels on distinct keys (ordered-lock fallback)', async () => {
-    await batch(tb, Array.from({ length: 20 }, (_, i) => sched('alt', `k${String(i).padStart(2, '0')}`)));
+    await batch(
+      tb,
+      Array.from({ length: 20 }, (_, i) => sched('alt', `k${String(i).padStart(2, '0')}`)),
+    );
     // Even keys are cancelled, odd keys rescheduled, and 20 new keys scheduled: far more kind
     // alternations in key order than the chunked path takes.
     const ops = Array.from({ length: 40 }, (_, i) => {
@@ -216,7 +251,9 @@ describe('cancel inside a batch', () => {
       return i < 20 && i % 2 === 0 ? cancel('alt', key) : sched('alt', key);
     });
     const res = await batch(tb, ops);
-    expect(res.body.results.map((r: any) => r.status)).toEqual(ops.map((o, i) => (o.op === 'cancel' ? 'cancelled' : i < 20 ? 'rescheduled' : 'scheduled')));
+    expect(res.body.results.map((r: any) => r.status)).toEqual(
+      ops.map((o, i) => (o.op === 'cancel' ? 'cancelled' : i < 20 ? 'rescheduled' : 'scheduled')),
+    );
     expect((await tb.sql.query(`SELECT count(*)::int AS n FROM timers WHERE queue = 'alt'`)).rows[0].n).toBe(30);
   });
 
@@ -233,13 +270,16 @@ describe('cancel inside a batch', () => {
 describe('strict input', () => {
   const valid = () => sched('strict', 'k');
 
-  it.each(['producerSub', 'messageId', 'tenant', '_internal'])('refuses a server-owned op field %s with 400 naming it, applying nothing', async (field) => {
-    const before = await snapshot(tb);
-    const res = await batch(tb, [valid(), { ...sched('strict', 'k2'), [field]: 'forged' }]);
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'server_owned_field', field: `operations.1.${field}` });
-    expect(await snapshot(tb)).toBe(before);
-  });
+  it.each(['producerSub', 'messageId', 'tenant', '_internal'])(
+    'refuses a server-owned op field %s with 400 naming it, applying nothing',
+    async (field) => {
+      const before = await snapshot(tb);
+      const res = await batch(tb, [valid(), { ...sched('strict', 'k2'), [field]: 'forged' }]);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'server_owned_field', field: `operations.1.${field}` });
+      expect(await snapshot(tb)).toBe(before);
+    },
+  );
 
   it('refuses a server-owned top-level field', async () => {
     const res = await api(tb, 'POST', '/api/v1/timers', { body: { operations: [valid()], tenant: 'other' } });
@@ -283,7 +323,10 @@ describe('strict input', () => {
 
   it('refuses 257 ops whole', async () => {
     const before = await countRows(tb);
-    const res = await batch(tb, Array.from({ length: 257 }, (_, i) => sched('big', `k${i}`)));
+    const res = await batch(
+      tb,
+      Array.from({ length: 257 }, (_, i) => sched('big', `k${i}`)),
+    );
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'validation_failed', field: 'operations' });
     expect(await countRows(tb)).toBe(before);
@@ -305,7 +348,11 @@ describe('metering', () => {
     await batch(tb, [sched('m', 'claimed')], { token: t });
     await claimRow(tb, 'm', 'claimed', 'billing');
     const base = await metered(tb, 'billing');
-    const res = await batch(tb, [sched('m', 'a'), sched('m', 'a', { op: 'reschedule' }), cancel('m', 'a'), cancel('m', 'nope'), sched('m', 'claimed')], { token: t });
+    const res = await batch(
+      tb,
+      [sched('m', 'a'), sched('m', 'a', { op: 'reschedule' }), cancel('m', 'a'), cancel('m', 'nope'), sched('m', 'claimed')],
+      { token: t },
+    );
     expect(res.body.results.map((r: any) => r.status)).toEqual(['scheduled', 'rescheduled', 'cancelled', 'absent', 'too_late']);
     expect((await metered(tb, 'billing')) - base).toBe(2);
   });
@@ -325,7 +372,11 @@ describe('metering', () => {
 
   it('answers 0 for a period without usage and 400 for a malformed period', async () => {
     const t = await tb.token({ tenant: 'usage-t' });
-    expect((await api(tb, 'GET', '/api/v1/usage?period=1999-01', { token: t })).body).toEqual({ tenant: 'usage-t', period: '1999-01', messages: 0 });
+    expect((await api(tb, 'GET', '/api/v1/usage?period=1999-01', { token: t })).body).toEqual({
+      tenant: 'usage-t',
+      period: '1999-01',
+      messages: 0,
+    });
     const bad = await api(tb, 'GET', '/api/v1/usage?period=2024-13', { token: t });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'period' });

@@ -145,7 +145,13 @@ describe('each gate of POST, with its status and code; a refused batch changes n
 
   it('pending quota: counts the distinct new keys of the batch', async () => {
     const { tenant, token } = await tenantWith({ maxPendingTimers: 3 });
-    await expectRefusedWhole(tenant, token, [sched('q', 'a'), sched('q', 'b'), sched('q', 'c'), sched('q', 'd')], 429, 'pending_quota_exceeded');
+    await expectRefusedWhole(
+      tenant,
+      token,
+      [sched('q', 'a'), sched('q', 'b'), sched('q', 'c'), sched('q', 'd')],
+      429,
+      'pending_quota_exceeded',
+    );
     const res = await batch(tb, [sched('q', 'a'), sched('q', 'b'), sched('q', 'c'), sched('q', 'a')], { token });
     expect(res.status).toBe(200);
   });
@@ -205,14 +211,26 @@ describe('each gate of POST, with its status and code; a refused batch changes n
     const { tenant, token } = await tenantWith({ maxPayloadBytes: 16 });
     // 16 bytes decode from 24 base64 characters: the ceiling is on the decoded bytes.
     expect((await batch(tb, [sched('q', 'a', { payload: b64('x'.repeat(16)) })], { token })).status).toBe(200);
-    const res = await expectRefusedWhole(tenant, token, [sched('q', 'b', { payload: b64('x'.repeat(17)) })], 403, 'payload_too_large_for_plan');
+    const res = await expectRefusedWhole(
+      tenant,
+      token,
+      [sched('q', 'b', { payload: b64('x'.repeat(17)) })],
+      403,
+      'payload_too_large_for_plan',
+    );
     expect(res.body.error.field).toBe('operations.0.payload');
   });
 
   it('payload ceiling: 1 MiB whatever the plan', async () => {
     const { tenant, token } = await tenantWith();
     expect((await batch(tb, [sched('q', 'a', { payload: b64(Buffer.alloc(1024 * 1024, 7)) })], { token })).status).toBe(200);
-    await expectRefusedWhole(tenant, token, [sched('q', 'b', { payload: b64(Buffer.alloc(1024 * 1024 + 1, 7)) })], 403, 'payload_too_large_for_plan');
+    await expectRefusedWhole(
+      tenant,
+      token,
+      [sched('q', 'b', { payload: b64(Buffer.alloc(1024 * 1024 + 1, 7)) })],
+      403,
+      'payload_too_large_for_plan',
+    );
   });
 });
 
@@ -251,12 +269,16 @@ describe('gate order: an earlier rung wins when several refuse', () => {
 
   it('storage before horizon', async () => {
     const { token } = await tenantWith({ storageLimitBytes: 1, horizonSeconds: 1 });
-    expect((await batch(tb, [sched('q', 'a', { payload: b64('xx'), delayMs: 5_000 })], { token })).body.error.code).toBe('storage_limit_exceeded');
+    expect((await batch(tb, [sched('q', 'a', { payload: b64('xx'), delayMs: 5_000 })], { token })).body.error.code).toBe(
+      'storage_limit_exceeded',
+    );
   });
 
   it('horizon before payload ceiling, whatever the op order', async () => {
     const { token } = await tenantWith({ horizonSeconds: 1, maxPayloadBytes: 1 });
-    const res = await batch(tb, [sched('q', 'a', { payload: b64('xx'), delayMs: 0 }), sched('q', 'b', { payload: '', delayMs: 5_000 })], { token });
+    const res = await batch(tb, [sched('q', 'a', { payload: b64('xx'), delayMs: 0 }), sched('q', 'b', { payload: '', delayMs: 5_000 })], {
+      token,
+    });
     expect(res.body.error).toMatchObject({ code: 'horizon_exceeded', field: 'operations.1.delayMs' });
   });
 });
@@ -272,8 +294,20 @@ describe('x-queen-timers-hint on refusals of a batch that contains a cancel', ()
     ['rate', async () => ({ token: (await tenantWith({ scheduleRatePerSecond: 1 })).token })],
     ['quota', async () => ({ token: (await tenantWith({ maxPendingTimers: 0 })).token })],
     ['storage', async () => ({ token: (await tenantWith({ storageLimitBytes: 1 })).token })],
-    ['horizon', async () => ({ token: (await tenantWith({ horizonSeconds: 1 })).token, ops: [sched('q', 'a', { delayMs: 1_001 }), cancel('q', 'b')] })],
-    ['payload', async () => ({ token: (await tenantWith({ maxPayloadBytes: 1 })).token, ops: [sched('q', 'a', { payload: b64('xx') }), cancel('q', 'b')] })],
+    [
+      'horizon',
+      async () => ({
+        token: (await tenantWith({ horizonSeconds: 1 })).token,
+        ops: [sched('q', 'a', { delayMs: 1_001 }), cancel('q', 'b')],
+      }),
+    ],
+    [
+      'payload',
+      async () => ({
+        token: (await tenantWith({ maxPayloadBytes: 1 })).token,
+        ops: [sched('q', 'a', { payload: b64('xx') }), cancel('q', 'b')],
+      }),
+    ],
     ['validation (400)', async () => ({ ops: [sched('q', 'a', { delayMs: -1 }), cancel('q', 'b')] })],
   ];
 
@@ -300,12 +334,18 @@ describe('x-queen-timers-hint on refusals of a batch that contains a cancel', ()
 
 describe('DELETE /api/v1/timers/:queue/*timerKey: only the boot flag refuses it', () => {
   /** Schedules a timer for a fresh tenant, then applies the rung and cancels by DELETE. */
-  async function cancelUnder(plan: Record<string, unknown>, rung: (tenant: string) => Promise<void> = async () => {}, grants?: ('produce' | 'read' | 'consume' | 'admin')[]) {
+  async function cancelUnder(
+    plan: Record<string, unknown>,
+    rung: (tenant: string) => Promise<void> = async () => {},
+    grants?: ('produce' | 'read' | 'consume' | 'admin')[],
+  ) {
     const { tenant, token } = await tenantWith();
     expect((await batch(tb, [sched('rq', 'tenant/42', { txn: 'the-txn' })], { token })).status).toBe(200);
     if (Object.keys(plan).length) await api(tb, 'PUT', `/api/v1/admin/tenants/${tenant}`, { body: plan });
     await rung(tenant);
-    const del = await api(tb, 'DELETE', `${keyPath('rq', 'tenant/42')}?txn=mine`, { token: await tb.token({ tenant, grants: grants ?? ['produce'] }) });
+    const del = await api(tb, 'DELETE', `${keyPath('rq', 'tenant/42')}?txn=mine`, {
+      token: await tb.token({ tenant, grants: grants ?? ['produce'] }),
+    });
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ ok: true, status: 'cancelled', queue: 'rq', timerKey: 'tenant/42', txn: 'mine' });
     expect(await row(tb, 'rq', 'tenant/42', tenant)).toBeUndefined();
@@ -338,13 +378,17 @@ describe('DELETE /api/v1/timers/:queue/*timerKey: only the boot flag refuses it'
 
   it('works when the pending quota is exceeded', async () => {
     await cancelUnder({ maxPendingTimers: 0 }, async (tenant) => {
-      expect((await batch(tb, [sched('rq', 'more'), cancel('rq', 'tenant/42')], { tenant })).body.error.code).toBe('pending_quota_exceeded');
+      expect((await batch(tb, [sched('rq', 'more'), cancel('rq', 'tenant/42')], { tenant })).body.error.code).toBe(
+        'pending_quota_exceeded',
+      );
     });
   });
 
   it('works when the storage limit is exceeded', async () => {
     await cancelUnder({ storageLimitBytes: 1 }, async (tenant) => {
-      expect((await batch(tb, [sched('rq', 'more'), cancel('rq', 'tenant/42')], { tenant })).body.error.code).toBe('storage_limit_exceeded');
+      expect((await batch(tb, [sched('rq', 'more'), cancel('rq', 'tenant/42')], { tenant })).body.error.code).toBe(
+        'storage_limit_exceeded',
+      );
     });
   });
 
@@ -370,19 +414,46 @@ describe('DELETE /api/v1/timers/:queue/*timerKey: only the boot flag refuses it'
   it('answers too_late for a claimed timer, absent for a missing one, and never meters', async () => {
     const { tenant, token } = await tenantWith();
     await batch(tb, [sched('rq', 'claimed', { txn: 'c-txn' })], { token });
-    await tb.sql.query(`UPDATE timers SET claim_token = gen_random_uuid(), claim_expires_at = now() + interval '1 minute' WHERE tenant = $1`, [tenant]);
+    await tb.sql.query(
+      `UPDATE timers SET claim_token = gen_random_uuid(), claim_expires_at = now() + interval '1 minute' WHERE tenant = $1`,
+      [tenant],
+    );
     const m = await metered(tb, tenant);
-    expect((await api(tb, 'DELETE', keyPath('rq', 'claimed'), { token })).body).toEqual({ ok: false, status: 'too_late', queue: 'rq', timerKey: 'claimed', txn: 'c-txn' });
+    expect((await api(tb, 'DELETE', keyPath('rq', 'claimed'), { token })).body).toEqual({
+      ok: false,
+      status: 'too_late',
+      queue: 'rq',
+      timerKey: 'claimed',
+      txn: 'c-txn',
+    });
     expect((await api(tb, 'DELETE', `${keyPath('rq', 'claimed')}?txn=given`, { token })).body.txn).toBe('given');
-    expect((await api(tb, 'DELETE', `${keyPath('rq', 'gone')}?txn=t1`, { token })).body).toEqual({ ok: false, status: 'absent', queue: 'rq', timerKey: 'gone', txn: 't1' });
-    expect((await api(tb, 'DELETE', keyPath('rq', 'gone'), { token })).body).toEqual({ ok: false, status: 'absent', queue: 'rq', timerKey: 'gone', txn: null });
+    expect((await api(tb, 'DELETE', `${keyPath('rq', 'gone')}?txn=t1`, { token })).body).toEqual({
+      ok: false,
+      status: 'absent',
+      queue: 'rq',
+      timerKey: 'gone',
+      txn: 't1',
+    });
+    expect((await api(tb, 'DELETE', keyPath('rq', 'gone'), { token })).body).toEqual({
+      ok: false,
+      status: 'absent',
+      queue: 'rq',
+      timerKey: 'gone',
+      txn: null,
+    });
     expect(await metered(tb, tenant)).toBe(m);
   });
 
   it("answers the cancelled row's txn when no ?txn= is given", async () => {
     const { token } = await tenantWith();
     await batch(tb, [sched('rq', 'k', { txn: 'row-txn' })], { token });
-    expect((await api(tb, 'DELETE', keyPath('rq', 'k'), { token })).body).toEqual({ ok: true, status: 'cancelled', queue: 'rq', timerKey: 'k', txn: 'row-txn' });
+    expect((await api(tb, 'DELETE', keyPath('rq', 'k'), { token })).body).toEqual({
+      ok: true,
+      status: 'cancelled',
+      queue: 'rq',
+      timerKey: 'k',
+      txn: 'row-txn',
+    });
   });
 
   it('reads exactly one query parameter: any other is a 400 naming it', async () => {

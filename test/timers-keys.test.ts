@@ -18,14 +18,19 @@ beforeAll(async () => {
 afterAll(() => tb?.close());
 
 /** n CJK characters (3 bytes each in UTF-8), varied so that PostgreSQL cannot compress them. */
-const cjk = (n: number, seed = 1) => Array.from({ length: n }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919 + seed * 104729) % 20000))).join('');
+const cjk = (n: number, seed = 1) =>
+  Array.from({ length: n }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919 + seed * 104729) % 20000))).join('');
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 describe('timerKey: at most 1024 bytes (UTF-8)', () => {
   it('1,024 varied CJK characters (~3 KB, 1,024 UTF-16 units) are a 400 naming the byte limit, not a 500', async () => {
     const res = await batch(tb, [sched('bytes', cjk(1024))]);
     expect(res.status, res.raw).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'validation_failed', field: 'operations.0.timerKey', message: 'operations.0.timerKey: must be at most 1024 bytes (UTF-8)' });
+    expect(res.body.error).toMatchObject({
+      code: 'validation_failed',
+      field: 'operations.0.timerKey',
+      message: 'operations.0.timerKey: must be at most 1024 bytes (UTF-8)',
+    });
   });
 
   it('a key of exactly 1,024 bytes is scheduled, peeked and cancelled; 1,025 bytes is refused', async () => {
@@ -35,7 +40,10 @@ describe('timerKey: at most 1024 bytes (UTF-8)', () => {
     expect((await api(tb, 'GET', keyPath('bytes', encodeURIComponent(key)))).body).toMatchObject({ found: true, timerKey: key });
     expect((await api(tb, 'DELETE', keyPath('bytes', encodeURIComponent(key)))).body.status).toBe('cancelled');
     for (const over of [key + 'b', 'a'.repeat(1025), cjk(342)]) {
-      expect((await batch(tb, [cancel('bytes', over)])).body.error).toMatchObject({ code: 'validation_failed', field: 'operations.0.timerKey' });
+      expect((await batch(tb, [cancel('bytes', over)])).body.error).toMatchObject({
+        code: 'validation_failed',
+        field: 'operations.0.timerKey',
+      });
     }
   });
 
@@ -89,7 +97,11 @@ describe('well-formed Unicode only', () => {
   it('a lone surrogate in a key is a 400 (PostgreSQL would store U+FFFD and the verdict would be wrong)', async () => {
     const res = await batch(tb, [sched('sur', 'a\ud800')]);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'validation_failed', field: 'operations.0.timerKey', message: 'operations.0.timerKey: must be well-formed Unicode' });
+    expect(res.body.error).toMatchObject({
+      code: 'validation_failed',
+      field: 'operations.0.timerKey',
+      message: 'operations.0.timerKey: must be well-formed Unicode',
+    });
     expect(await row(tb, 'sur', 'a\ufffd')).toBeUndefined();
   });
 
@@ -110,12 +122,14 @@ describe('well-formed Unicode only', () => {
 
   it('the consumer group name refuses a lone surrogate too; a surrogate pair is fine everywhere', () => {
     expect(consumerGroupName.safeParse('g\ud800').error!.issues[0].message).toBe('must be well-formed Unicode');
-    for (const schema of [timerKey, queueName, partitionName, txnSchema, consumerGroupName]) expect(schema.safeParse('😀').success).toBe(true);
+    for (const schema of [timerKey, queueName, partitionName, txnSchema, consumerGroupName])
+      expect(schema.safeParse('😀').success).toBe(true);
   });
 });
 
 describe('SQLSTATE 54000 (program_limit_exceeded) is the input, not a bug', () => {
-  const pgError = () => Object.assign(new Error('index row size 3056 exceeds btree version 4 maximum 2704 for index "timers_pkey"'), { code: '54000' });
+  const pgError = () =>
+    Object.assign(new Error('index row size 3056 exceeds btree version 4 maximum 2704 for index "timers_pkey"'), { code: '54000' });
   it('maps to 400 validation_failed naming a key that is too long, raw or wrapped by tRPC', () => {
     for (const err of [pgError(), new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: pgError() })]) {
       const api = toApiError(err);
@@ -153,7 +167,10 @@ describe('list limit: clamped, never rejected', () => {
     ['3', 3],
   ])('GET ?limit=%s answers 200 with %i rows', async (limit, expected) => {
     if ((await api(tb, 'GET', '/api/v1/timers/limits?limit=1000')).body.rows.length === 0) {
-      await batch(tb, Array.from({ length: 120 }, (_, i) => sched('limits', `k${String(i).padStart(3, '0')}`)));
+      await batch(
+        tb,
+        Array.from({ length: 120 }, (_, i) => sched('limits', `k${String(i).padStart(3, '0')}`)),
+      );
     }
     const res = await api(tb, 'GET', `/api/v1/timers/limits?limit=${limit}`);
     expect(res.status, res.raw).toBe(200);

@@ -34,7 +34,9 @@ describe('with QUEEN_ENCRYPTION_KEY', () => {
     const r = await row(tb, 'secret', 'k');
     expect(r).toMatchObject({ encrypted: true, payload_zstd: false });
     expect(r!.payload.includes(Buffer.from(MARKER))).toBe(false);
-    const found = await tb.sql.query(`SELECT count(*)::int AS n FROM timers WHERE position(convert_to($1, 'UTF8') in payload) > 0`, [MARKER]);
+    const found = await tb.sql.query(`SELECT count(*)::int AS n FROM timers WHERE position(convert_to($1, 'UTF8') in payload) > 0`, [
+      MARKER,
+    ]);
     expect(found.rows[0].n).toBe(0);
     expect(cipher.decrypt(r!.payload).toString()).toBe(`{"note":"${MARKER}"}`);
   });

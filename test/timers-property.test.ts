@@ -38,16 +38,27 @@ const keyArb = fc.oneof(
 const queueArb = fc.constantFrom('q1', 'q2');
 
 const validOp = fc.oneof(
-  fc.record({
-    op: fc.constantFrom('schedule', 'reschedule'),
-    queue: queueArb,
-    timerKey: keyArb,
-    delayMs: fc.oneof(fc.integer({ min: 0, max: 200_000 }), fc.constant(90 * 24 * 3600 * 1000 + 1)),
-    payload: fc.uint8Array({ maxLength: 96 }).map((u) => b64(Buffer.from(u))),
-    txn: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: undefined }),
-    partition: fc.option(fc.constantFrom('p', 'Default'), { nil: undefined }),
-  }, { requiredKeys: ['op', 'queue', 'timerKey', 'delayMs', 'payload'] }),
-  fc.record({ op: fc.constant('cancel'), queue: queueArb, timerKey: keyArb, txn: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: undefined }) }, { requiredKeys: ['op', 'queue', 'timerKey'] }),
+  fc.record(
+    {
+      op: fc.constantFrom('schedule', 'reschedule'),
+      queue: queueArb,
+      timerKey: keyArb,
+      delayMs: fc.oneof(fc.integer({ min: 0, max: 200_000 }), fc.constant(90 * 24 * 3600 * 1000 + 1)),
+      payload: fc.uint8Array({ maxLength: 96 }).map((u) => b64(Buffer.from(u))),
+      txn: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: undefined }),
+      partition: fc.option(fc.constantFrom('p', 'Default'), { nil: undefined }),
+    },
+    { requiredKeys: ['op', 'queue', 'timerKey', 'delayMs', 'payload'] },
+  ),
+  fc.record(
+    {
+      op: fc.constant('cancel'),
+      queue: queueArb,
+      timerKey: keyArb,
+      txn: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: undefined }),
+    },
+    { requiredKeys: ['op', 'queue', 'timerKey'] },
+  ),
 );
 
 // Ops broken in one of the ways a client gets wrong.
@@ -129,7 +140,12 @@ describe('random batches', () => {
             expect(after).toEqual(model);
             expect(await metered(tb, tenant)).toBe(meterBefore);
             if (res.body.error.code === 'pending_quota_exceeded') {
-              const newKeys = new Set(step.ops.filter((o: any) => o.op !== 'cancel').map((o: any) => mkey(o.queue, o.timerKey)).filter((k: string) => !model.has(k)));
+              const newKeys = new Set(
+                step.ops
+                  .filter((o: any) => o.op !== 'cancel')
+                  .map((o: any) => mkey(o.queue, o.timerKey))
+                  .filter((k: string) => !model.has(k)),
+              );
               expect(model.size + newKeys.size).toBeGreaterThan(plan.maxPendingTimers!);
             }
             continue;
@@ -196,12 +212,16 @@ describe('concurrent schedules and cancels of the same keys', () => {
         // Multi-op batches on distinct keys, in varying orders, mixing schedules and cancels.
         const ops = [0, 1, 2].map((j) => {
           const key = pick(j + (i % 2));
-          return (w + i + j) % 3 === 0 ? { op: 'cancel', queue: 'rq', timerKey: key } : { op: 'schedule', queue: 'rq', timerKey: key, delayMs: 600_000, payload: b64('x'), txn: `w${w}-${seq++}` };
+          return (w + i + j) % 3 === 0
+            ? { op: 'cancel', queue: 'rq', timerKey: key }
+            : { op: 'schedule', queue: 'rq', timerKey: key, delayMs: 600_000, payload: b64('x'), txn: `w${w}-${seq++}` };
         });
         const unique = ops.filter((o, idx) => ops.findIndex((p) => p.timerKey === o.timerKey) === idx);
         const res = await api(tb, 'POST', '/api/v1/timers', { body: { operations: unique }, token });
         expect(res.status, res.raw).toBe(200);
-        res.body.results.forEach((r: any, idx: number) => answers.push({ op: unique[idx].op, key: r.timerKey, status: r.status, txn: r.txn, messageId: r.messageId }));
+        res.body.results.forEach((r: any, idx: number) =>
+          answers.push({ op: unique[idx].op, key: r.timerKey, status: r.status, txn: r.txn, messageId: r.messageId }),
+        );
       }
     };
     await Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)));

@@ -63,7 +63,13 @@ describe('a claim cleared between the DELETE and the look-up', () => {
     await batch(tb, [sched('clr', 'route', { txn: 't-route' })]);
     await claimRow(tb, 'clr', 'route');
     const ctx = contextClearingClaim(/DELETE FROM timers/, 'clr', 'route');
-    expect(await cancelOne(ctx, ctx.principal, 'clr', 'route')).toEqual({ ok: true, status: 'cancelled', queue: 'clr', timerKey: 'route', txn: 't-route' });
+    expect(await cancelOne(ctx, ctx.principal, 'clr', 'route')).toEqual({
+      ok: true,
+      status: 'cancelled',
+      queue: 'clr',
+      timerKey: 'route',
+      txn: 't-route',
+    });
     expect(await row(tb, 'clr', 'route')).toBeUndefined();
   });
 
@@ -88,7 +94,13 @@ describe('a claim cleared between the DELETE and the look-up', () => {
   it('a timer still claimed at the look-up answers too_late with its txn', async () => {
     await batch(tb, [sched('clr', 'held', { txn: 't-held' })]);
     await claimRow(tb, 'clr', 'held');
-    expect((await api(tb, 'DELETE', keyPath('clr', 'held'))).body).toEqual({ ok: false, status: 'too_late', queue: 'clr', timerKey: 'held', txn: 't-held' });
+    expect((await api(tb, 'DELETE', keyPath('clr', 'held'))).body).toEqual({
+      ok: false,
+      status: 'too_late',
+      queue: 'clr',
+      timerKey: 'held',
+      txn: 't-held',
+    });
     expect((await batch(tb, [sched('clr', 'held')])).body.results[0]).toMatchObject({ status: 'too_late', txn: 't-held' });
   });
 });

@@ -78,7 +78,10 @@ describe('peek', () => {
 describe('list', () => {
   const keys = ['b', 'a', 'B', 'a/b', 'é', 'Z', 'a b', '_', '0'];
   beforeAll(async () => {
-    await batch(tb, keys.map((k) => sched('list', k)));
+    await batch(
+      tb,
+      keys.map((k) => sched('list', k)),
+    );
   });
   const byteOrder = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
 
@@ -89,7 +92,22 @@ describe('list', () => {
     expect(res.body.truncated).toBe(false);
     expect(res.body.rows[0]).not.toHaveProperty('payload');
     expect(Object.keys(res.body.rows[0]).sort()).toEqual(
-      ['queue', 'timerKey', 'partition', 'deliverAt', 'txn', 'messageId', 'payloadZstd', 'encrypted', 'producerSub', 'attempts', 'lastError', 'claimed', 'createdAt', 'updatedAt'].sort(),
+      [
+        'queue',
+        'timerKey',
+        'partition',
+        'deliverAt',
+        'txn',
+        'messageId',
+        'payloadZstd',
+        'encrypted',
+        'producerSub',
+        'attempts',
+        'lastError',
+        'claimed',
+        'createdAt',
+        'updatedAt',
+      ].sort(),
     );
   });
 
@@ -117,7 +135,11 @@ describe('list', () => {
 
   it('an empty page answers rows [], truncated false, nextAfter null', async () => {
     expect((await api(tb, 'GET', '/api/v1/timers/list-empty')).body).toEqual({ rows: [], truncated: false, nextAfter: null });
-    expect((await api(tb, 'GET', `/api/v1/timers/list?after=${encodeURIComponent('é')}`)).body).toEqual({ rows: [], truncated: false, nextAfter: null });
+    expect((await api(tb, 'GET', `/api/v1/timers/list?after=${encodeURIComponent('é')}`)).body).toEqual({
+      rows: [],
+      truncated: false,
+      nextAfter: null,
+    });
   });
 
   it.each([
@@ -128,7 +150,11 @@ describe('list', () => {
   ])('clamps limit=%s to %i instead of rejecting it', async (limit, expected) => {
     // 1001 rows in one queue to see the upper clamp.
     if (expected === 1000) {
-      for (let i = 0; i < 4; i++) await batch(tb, Array.from({ length: 251 }, (_, j) => sched('list-many', `k${String(i * 251 + j).padStart(4, '0')}`)));
+      for (let i = 0; i < 4; i++)
+        await batch(
+          tb,
+          Array.from({ length: 251 }, (_, j) => sched('list-many', `k${String(i * 251 + j).padStart(4, '0')}`)),
+        );
     }
     const queue = expected === 1000 ? 'list-many' : 'list';
     const res = await api(tb, 'GET', `/api/v1/timers/${queue}?limit=${limit}`);
@@ -170,7 +196,13 @@ describe('reads and cancels are tenant-scoped', () => {
 
   it('is absent on cancel, by DELETE and in a batch, and stays pending', async () => {
     const token = await other();
-    expect((await api(tb, 'DELETE', keyPath('shared', 'secret'), { token })).body).toEqual({ ok: false, status: 'absent', queue: 'shared', timerKey: 'secret', txn: null });
+    expect((await api(tb, 'DELETE', keyPath('shared', 'secret'), { token })).body).toEqual({
+      ok: false,
+      status: 'absent',
+      queue: 'shared',
+      timerKey: 'secret',
+      txn: null,
+    });
     expect((await batch(tb, [{ op: 'cancel', queue: 'shared', timerKey: 'secret' }], { token })).body.results[0].status).toBe('absent');
     expect((await api(tb, 'GET', keyPath('shared', 'secret'))).body.found).toBe(true);
   });
@@ -183,7 +215,20 @@ describe('reads and cancels are tenant-scoped', () => {
 });
 
 describe('catch-all keys written naturally', () => {
-  const KEYS = ['tenant/42', 'a/b/c', '50%off', '100%', 'with space', 'ünïcödé/日本', 'trailing/', '/leading', 'a//b', 'emoji🎉', 'q?', 'h#x'];
+  const KEYS = [
+    'tenant/42',
+    'a/b/c',
+    '50%off',
+    '100%',
+    'with space',
+    'ünïcödé/日本',
+    'trailing/',
+    '/leading',
+    'a//b',
+    'emoji🎉',
+    'q?',
+    'h#x',
+  ];
   /** What a client writes in the path: naturally, except the two URL delimiters. */
   const natural = (k: string) => k.replace(/\?/g, '%3F').replace(/#/g, '%23');
 

@@ -21,16 +21,28 @@ const COMMANDS: Array<[name: string, command: string]> = [
   ],
   ['peek', `curl -sS http://localhost:6632/api/v1/timers/reminders/trial:acme:day7 -H "Authorization: Bearer $TOKEN"`],
   ['list', `curl -sS 'http://localhost:6632/api/v1/timers/reminders?limit=10' -H "Authorization: Bearer $TOKEN"`],
-  ['cancel', `curl -sS -X DELETE 'http://localhost:6632/api/v1/timers/reminders/trial:acme:day7?txn=trial-acme-day7-v1' -H "Authorization: Bearer $TOKEN"`],
-  ['cancel-again', `curl -sS -X DELETE 'http://localhost:6632/api/v1/timers/reminders/trial:acme:day7?txn=trial-acme-day7-v1' -H "Authorization: Bearer $TOKEN"`],
+  [
+    'cancel',
+    `curl -sS -X DELETE 'http://localhost:6632/api/v1/timers/reminders/trial:acme:day7?txn=trial-acme-day7-v1' -H "Authorization: Bearer $TOKEN"`,
+  ],
+  [
+    'cancel-again',
+    `curl -sS -X DELETE 'http://localhost:6632/api/v1/timers/reminders/trial:acme:day7?txn=trial-acme-day7-v1' -H "Authorization: Bearer $TOKEN"`,
+  ],
   [
     'schedule-short',
     `curl -sS -X POST http://localhost:6632/api/v1/timers \\
   -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
   -d '{"operations":[{"op":"schedule","queue":"reminders","timerKey":"tenant/42","delayMs":2000,"txn":"tenant-42-v1","payload":"eyJoZWxsbyI6IndvcmxkIn0="}]}'`,
   ],
-  ['pop', `curl -sS 'http://localhost:6632/api/v1/pop/queue/reminders?wait=true&timeout=10000&autoAck=true' -H "Authorization: Bearer $TOKEN"`],
-  ['cancel-delivered', `curl -sS -X DELETE 'http://localhost:6632/api/v1/timers/reminders/tenant/42?txn=tenant-42-v1' -H "Authorization: Bearer $TOKEN"`],
+  [
+    'pop',
+    `curl -sS 'http://localhost:6632/api/v1/pop/queue/reminders?wait=true&timeout=10000&autoAck=true' -H "Authorization: Bearer $TOKEN"`,
+  ],
+  [
+    'cancel-delivered',
+    `curl -sS -X DELETE 'http://localhost:6632/api/v1/timers/reminders/tenant/42?txn=tenant-42-v1' -H "Authorization: Bearer $TOKEN"`,
+  ],
   ['sdk-tour', `QUEEN_TOKEN=$TOKEN npx tsx examples/tour.ts`],
 ];
 
@@ -58,7 +70,10 @@ if (doc.includes('MISSING')) throw new Error('template names a command that is n
 const readme = here('../../README.md');
 const section = doc.slice(doc.indexOf('## '));
 const current = readFileSync(readme, 'utf8');
-const updated = current.replace(/(<!-- tour:start[^\n]*-->\n)[\s\S]*?(<!-- tour:end -->)/, (_, open: string, close: string) => `${open}${section.trimEnd()}\n${close}`);
+const updated = current.replace(
+  /(<!-- tour:start[^\n]*-->\n)[\s\S]*?(<!-- tour:end -->)/,
+  (_, open: string, close: string) => `${open}${section.trimEnd()}\n${close}`,
+);
 if (updated === current && !current.includes(section.trimEnd())) throw new Error('README.md has no tour:start / tour:end markers');
 writeFileSync(readme, updated);
 console.log('updated the tour in README.md');

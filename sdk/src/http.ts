@@ -114,7 +114,12 @@ export class Http {
       });
     } catch (err) {
       if (spec.signal?.aborted) throw spec.signal.reason ?? err;
-      throw new QueenTimersError({ status: 0, code: 'network_error', message: `${spec.method} ${url.pathname}: ${(err as Error)?.message ?? err}`, cause: err });
+      throw new QueenTimersError({
+        status: 0,
+        code: 'network_error',
+        message: `${spec.method} ${url.pathname}: ${(err as Error)?.message ?? err}`,
+        cause: err,
+      });
     }
 
     let text: string;
@@ -123,7 +128,12 @@ export class Http {
     } catch (err) {
       // The connection broke mid-body: a network failure like any other (retried when allowed).
       if (spec.signal?.aborted) throw spec.signal.reason ?? err;
-      throw new QueenTimersError({ status: 0, code: 'network_error', message: `${spec.method} ${url.pathname}: ${(err as Error)?.message ?? err}`, cause: err });
+      throw new QueenTimersError({
+        status: 0,
+        code: 'network_error',
+        message: `${spec.method} ${url.pathname}: ${(err as Error)?.message ?? err}`,
+        cause: err,
+      });
     }
     let body: unknown;
     if (text) {
@@ -135,7 +145,11 @@ export class Http {
     }
     if (res.ok) {
       if (res.status !== 204 && body === undefined) {
-        throw new QueenTimersError({ status: res.status, code: 'unexpected_response', message: `${spec.method} ${url.pathname}: response is not JSON` });
+        throw new QueenTimersError({
+          status: res.status,
+          code: 'unexpected_response',
+          message: `${spec.method} ${url.pathname}: response is not JSON`,
+        });
       }
       return { status: res.status, data: body as T, headers: res.headers };
     }

@@ -2,9 +2,27 @@
 export { createClient, type QueenTimersClient } from './client.ts';
 export { QueenTimersError, HINT_HEADER } from './errors.ts';
 export { DEFAULT_RETRY, type CallOptions, type ClientOptions, type RetryPolicy } from './http.ts';
-export { decodeFrame, Log, type AckStatus, type ConsumeOptions, type HandlerVerdict, type Message, type PopOptions, type PushItem } from './log.ts';
+export {
+  decodeFrame,
+  Log,
+  type AckStatus,
+  type ConsumeOptions,
+  type HandlerVerdict,
+  type Message,
+  type PopOptions,
+  type PushItem,
+} from './log.ts';
 export { timerKeyPath } from './paths.ts';
-export { base64ToBytes, bytesToBase64, decodePayload, encodePayload, payloadBytes, type DecodedPayload, type JsonValue, type Payload } from './payload.ts';
+export {
+  base64ToBytes,
+  bytesToBase64,
+  decodePayload,
+  encodePayload,
+  payloadBytes,
+  type DecodedPayload,
+  type JsonValue,
+  type Payload,
+} from './payload.ts';
 export {
   MAX_OPS_PER_CALL,
   Timers,

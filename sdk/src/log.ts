@@ -106,7 +106,12 @@ export class Log {
 
   /** Creates a queue or changes its options (omitted ones keep their value); answers the effective options. */
   async configure(queue: string, options: Partial<QueueOptions> = {}, opts: CallOptions = {}): Promise<ConfigureResult> {
-    const res = await this.http.request<ConfigureResult>({ method: 'POST', path: '/api/v1/configure', body: { queue, options }, signal: opts.signal });
+    const res = await this.http.request<ConfigureResult>({
+      method: 'POST',
+      path: '/api/v1/configure',
+      body: { queue, options },
+      signal: opts.signal,
+    });
     return res.data;
   }
 
@@ -117,7 +122,11 @@ export class Log {
    * aborts and resolves then; frames already popped are still handled and acked. A pop or ack
    * that fails is reported to onError; the loop pauses a second and goes on.
    */
-  async consume(queue: string, handler: (message: Message) => HandlerVerdict | Promise<HandlerVerdict>, opts: ConsumeOptions = {}): Promise<void> {
+  async consume(
+    queue: string,
+    handler: (message: Message) => HandlerVerdict | Promise<HandlerVerdict>,
+    opts: ConsumeOptions = {},
+  ): Promise<void> {
     const { signal, onError, ...pop } = opts;
     while (!signal?.aborted) {
       let messages: Message[];

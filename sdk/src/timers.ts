@@ -107,7 +107,12 @@ export class Timers {
   private async one(op: TimerOperation, opts?: CallOptions): Promise<ScheduleResult> {
     const [result] = await this.post([op], opts);
     if (!result || !SCHEDULE_STATUSES.has(result.status)) {
-      throw new QueenTimersError({ status: 200, code: 'unexpected_response', message: `a ${op.op} answered ${JSON.stringify(result)}`, body: result });
+      throw new QueenTimersError({
+        status: 200,
+        code: 'unexpected_response',
+        message: `a ${op.op} answered ${JSON.stringify(result)}`,
+        body: result,
+      });
     }
     return result as ScheduleResult;
   }
@@ -189,7 +194,9 @@ export class Timers {
       cancel(queue, timerKey, o = {}) {
         if (!allowCancel) {
           // Reachable from JavaScript or through a cast; TypeScript callers cannot see cancel here.
-          throw new TypeError('cancel in a batch uses the schedule route’s authorization; use timers.cancel() (DELETE), or batch({ allowCancelViaScheduleRoute: true })');
+          throw new TypeError(
+            'cancel in a batch uses the schedule route’s authorization; use timers.cancel() (DELETE), or batch({ allowCancelViaScheduleRoute: true })',
+          );
         }
         const op: TimerOperation = { op: 'cancel', queue, timerKey };
         if (o.txn !== undefined) op.txn = o.txn;
@@ -226,10 +233,20 @@ export class Timers {
 
   private async post(operations: TimerOperation[], opts: CallOptions = {}): Promise<TimerResult[]> {
     if (operations.length === 0) return [];
-    const res = await this.http.request<{ results: TimerResult[] }>({ method: 'POST', path: '/api/v1/timers', body: { operations }, signal: opts.signal });
+    const res = await this.http.request<{ results: TimerResult[] }>({
+      method: 'POST',
+      path: '/api/v1/timers',
+      body: { operations },
+      signal: opts.signal,
+    });
     const results = res.data?.results;
     if (!Array.isArray(results) || results.length !== operations.length) {
-      throw new QueenTimersError({ status: res.status, code: 'unexpected_response', message: `expected ${operations.length} verdicts`, body: res.data });
+      throw new QueenTimersError({
+        status: res.status,
+        code: 'unexpected_response',
+        message: `expected ${operations.length} verdicts`,
+        body: res.data,
+      });
     }
     return results;
   }

@@ -15,9 +15,7 @@ const planFields = {
   storageLimitBytes: z.number().int().nonnegative().nullable(),
 };
 
-const overridesSchema = z
-  .object({ ...planFields, schedulePaused: z.boolean() })
-  .describe('what this tenant sets; null = the cell default');
+const overridesSchema = z.object({ ...planFields, schedulePaused: z.boolean() }).describe('what this tenant sets; null = the cell default');
 
 /** What a tenant's row sets; null fields follow the cell default. */
 export type PlanOverrides = z.infer<typeof overridesSchema>;

@@ -12,20 +12,26 @@ const printable = /^[^\u0000-\u001f\u007f]*$/;
  */
 export const utf8Key = (maxBytes: number) => {
   const message = `must be at most ${maxBytes} bytes (UTF-8)`;
-  return z
-    .string()
-    .min(1)
-    .max(maxBytes, message)
-    .refine((s) => Buffer.byteLength(s, 'utf8') <= maxBytes, message)
-    // A lone surrogate would be stored as U+FFFD: two keys would collide and none would match.
-    // (String.prototype.isWellFormed is Node 20's, ES2024; tsconfig's lib is ES2022.)
-    .refine((s) => (s as string & { isWellFormed(): boolean }).isWellFormed(), 'must be well-formed Unicode');
+  return (
+    z
+      .string()
+      .min(1)
+      .max(maxBytes, message)
+      .refine((s) => Buffer.byteLength(s, 'utf8') <= maxBytes, message)
+      // A lone surrogate would be stored as U+FFFD: two keys would collide and none would match.
+      // (String.prototype.isWellFormed is Node 20's, ES2024; tsconfig's lib is ES2022.)
+      .refine((s) => (s as string & { isWellFormed(): boolean }).isWellFormed(), 'must be well-formed Unicode')
+  );
 };
 
 export const NAME_MAX_BYTES = 256;
 
 /** Tenant names (the JWT claim and the admin path): letters, digits and . _ : -, bounded. */
-export const tenantName = z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
+export const tenantName = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
 
 /** A queue name is a path segment: no '/', no control characters. */
 // '.' and '..' are refused as names that travel in paths: URL clients resolve them away.

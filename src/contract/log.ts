@@ -26,7 +26,11 @@ const queryBool = (description: string) =>
 
 /** Query-string integers: digits only (`10`, not `1e1` or `10.5`). */
 const queryInt = (description: string) =>
-  z.string().regex(/^\d{1,15}$/, 'must be a non-negative integer').describe(description).transform(Number);
+  z
+    .string()
+    .regex(/^\d{1,15}$/, 'must be a non-negative integer')
+    .describe(description)
+    .transform(Number);
 
 // --- configure -------------------------------------------------------------------------------
 

@@ -54,8 +54,22 @@ const resultBase = { queue: z.string(), timerKey: z.string() };
 /** One element per op: `ok` and exactly one status of the closed taxonomy. */
 export const timerResultSchema = z
   .discriminatedUnion('status', [
-    z.object({ ok: z.literal(true), status: z.literal('scheduled'), ...resultBase, txn: z.string(), messageId: z.uuid(), deliverAt: instant }),
-    z.object({ ok: z.literal(true), status: z.literal('rescheduled'), ...resultBase, txn: z.string(), messageId: z.uuid(), deliverAt: instant }),
+    z.object({
+      ok: z.literal(true),
+      status: z.literal('scheduled'),
+      ...resultBase,
+      txn: z.string(),
+      messageId: z.uuid(),
+      deliverAt: instant,
+    }),
+    z.object({
+      ok: z.literal(true),
+      status: z.literal('rescheduled'),
+      ...resultBase,
+      txn: z.string(),
+      messageId: z.uuid(),
+      deliverAt: instant,
+    }),
     z.object({ ok: z.literal(true), status: z.literal('cancelled'), ...resultBase, txn: z.string() }),
     z
       .object({ ok: z.literal(false), status: z.literal('too_late'), ...resultBase, txn: z.string().nullable() })
@@ -100,7 +114,11 @@ export type TimerRow = z.infer<typeof timerRowSchema>;
 
 export const peekResultSchema = z
   .union([
-    z.object({ found: z.literal(true), ...timerView, payload: z.string().describe('base64 exactly as stored: compressed and/or encrypted; never decrypted') }),
+    z.object({
+      found: z.literal(true),
+      ...timerView,
+      payload: z.string().describe('base64 exactly as stored: compressed and/or encrypted; never decrypted'),
+    }),
     z.object({ found: z.literal(false) }),
   ])
   .meta({ id: 'PeekResult' });
@@ -217,7 +235,12 @@ export const timerRoutes = {
     tags: ['timers'],
     summary: "Billed messages of the caller's tenant in a calendar month (UTC); one per scheduled or rescheduled op",
     errorResponses: [400, 401, 503],
-    input: z.strictObject({ period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be YYYY-MM').optional() }),
+    input: z.strictObject({
+      period: z
+        .string()
+        .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be YYYY-MM')
+        .optional(),
+    }),
     output: usageSchema,
   }),
 };

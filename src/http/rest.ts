@@ -100,7 +100,10 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
   const { retryAfter, headers, ...extra } = err.details as ApiErrorDetails;
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   for (const [k, v] of Object.entries(headers ?? {})) reply.header(k, v);
-  return reply.code(err.status).type('application/json').send(errorBody(err.code, err.message, extra));
+  return reply
+    .code(err.status)
+    .type('application/json')
+    .send(errorBody(err.code, err.message, extra));
 }
 
 /** Turns whatever a procedure threw into an ApiError (unknowns become `internal`). */
@@ -113,14 +116,21 @@ export function toApiError(err: unknown): ApiError {
     if (err.code === 'TOO_MANY_REQUESTS') return new ApiError('rate_limited', err.message, { retryAfter: 1 });
     // Input that could not even be validated (e.g. JSON nested so deep the validator overflows).
     if (err.code === 'BAD_REQUEST' && !(err.cause instanceof ApiError)) {
-      return new ApiError('validation_failed', `(body): the input could not be validated: ${err.cause?.message ?? err.message}`, { field: '(body)' });
+      return new ApiError('validation_failed', `(body): the input could not be validated: ${err.cause?.message ?? err.message}`, {
+        field: '(body)',
+      });
     }
   }
   if (isConnectionError(err)) return unavailable(err);
   // 54000 program_limit_exceeded: a value too large to index (btree row limit). The schemas cap
   // keys in UTF-8 bytes so this should not happen; if it does, it is the input, not a bug.
   if (sqlState(err) === '54000') {
-    return new ApiError('validation_failed', 'a key is too long to store (index row size limit); shorten the queue, partition, txn or timerKey', {}, { cause: err });
+    return new ApiError(
+      'validation_failed',
+      'a key is too long to store (index row size limit); shorten the queue, partition, txn or timerKey',
+      {},
+      { cause: err },
+    );
   }
   return new ApiError('internal', 'internal error; it has been logged', {}, { cause: err });
 }
@@ -148,7 +158,11 @@ export interface DispatchOptions {
   routes: Route[];
   /** The boot flag: while false every matched route answers 503 not_ready. */
   ready: () => boolean;
-  call: (procedurePath: string, input: unknown, req: FastifyRequest) => Promise<{ data: unknown; status?: number; headers: Record<string, string> }>;
+  call: (
+    procedurePath: string,
+    input: unknown,
+    req: FastifyRequest,
+  ) => Promise<{ data: unknown; status?: number; headers: Record<string, string> }>;
 }
 
 /** Routes one /api request to its procedure and writes the response. */
@@ -185,7 +199,12 @@ export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply
   }
   for (const [k, v] of Object.entries(params)) {
     if (k in input) {
-      return sendApiError(reply, new ApiError('unknown_field', `${k} comes from the path and cannot also be sent in the ${route.bodyInput ? 'body' : 'query'}`, { field: k }));
+      return sendApiError(
+        reply,
+        new ApiError('unknown_field', `${k} comes from the path and cannot also be sent in the ${route.bodyInput ? 'body' : 'query'}`, {
+          field: k,
+        }),
+      );
     }
     input[k] = v;
   }

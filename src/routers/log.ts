@@ -21,7 +21,15 @@ import { push } from '../services/log/push.ts';
 import { configure } from '../services/queues.ts';
 import { consumeProcedure, grantProcedure, produceProcedure, readProcedure, router } from '../trpc.ts';
 
-type PopInput = { queue: string; partition?: string; batch?: number; wait?: boolean; timeout?: number; consumerGroup?: string; autoAck?: boolean };
+type PopInput = {
+  queue: string;
+  partition?: string;
+  batch?: number;
+  wait?: boolean;
+  timeout?: number;
+  consumerGroup?: string;
+  autoAck?: boolean;
+};
 
 async function popRoute(ctx: AuthedContext, input: PopInput) {
   const messages = await pop(ctx, ctx.principal, {

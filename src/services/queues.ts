@@ -30,7 +30,10 @@ const QUEUE_CONFIG_SQL = 'SELECT encryption_enabled, lease_time_seconds, retry_l
 
 /** The queue's options; a queue that does not exist yet has the defaults. */
 export async function queueConfig(db: Queryable, tenant: string, queue: string): Promise<QueueConfig> {
-  const r = await db.query<{ encryption_enabled: boolean; lease_time_seconds: number; retry_limit: number }>(QUEUE_CONFIG_SQL, [tenant, queue]);
+  const r = await db.query<{ encryption_enabled: boolean; lease_time_seconds: number; retry_limit: number }>(QUEUE_CONFIG_SQL, [
+    tenant,
+    queue,
+  ]);
   const row = r.rows[0];
   return row
     ? { encryptionEnabled: row.encryption_enabled, leaseTimeSeconds: row.lease_time_seconds, retryLimit: row.retry_limit }

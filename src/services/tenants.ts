@@ -31,7 +31,14 @@ ON CONFLICT (tenant) DO UPDATE SET
   updated_at               = now()
 RETURNING max_payload_bytes, horizon_seconds, max_pending_timers, schedule_rate_per_second, storage_limit_bytes, schedule_paused`;
 
-const PLAN_FIELDS = ['maxPayloadBytes', 'horizonSeconds', 'maxPendingTimers', 'scheduleRatePerSecond', 'storageLimitBytes', 'schedulePaused'] as const;
+const PLAN_FIELDS = [
+  'maxPayloadBytes',
+  'horizonSeconds',
+  'maxPendingTimers',
+  'scheduleRatePerSecond',
+  'storageLimitBytes',
+  'schedulePaused',
+] as const;
 
 const SELECT = {
   maxPayloadBytes: true,

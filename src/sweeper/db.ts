@@ -44,7 +44,9 @@ export class SweeperDb implements Queryable {
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 60_000,
       application_name: 'queen-timers-sweeper',
-      options: Object.entries(PLANNER_SETTINGS).map(([k, v]) => `-c ${k}=${v}`).join(' '),
+      options: Object.entries(PLANNER_SETTINGS)
+        .map(([k, v]) => `-c ${k}=${v}`)
+        .join(' '),
     });
     // An idle connection killed under us (pg_terminate_backend, failover): the pool replaces it.
     this.pool.on('error', onError);

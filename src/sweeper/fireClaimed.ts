@@ -56,7 +56,12 @@ SELECT (SELECT count(*) FROM d)::int AS deleted,
   (SELECT coalesce(json_agg(g), '[]'::json)
      FROM (SELECT tenant, queue, array_agg(lag) AS lags FROM appended GROUP BY tenant, queue) g) AS queues`;
 
-export async function fireClaimed(db: SweeperDb, token: string, rows: ClaimedTimer[], replacements: Map<string, Replacement>): Promise<FireResult> {
+export async function fireClaimed(
+  db: SweeperDb,
+  token: string,
+  rows: ClaimedTimer[],
+  replacements: Map<string, Replacement>,
+): Promise<FireResult> {
   const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
   // No replay here: the sweeper retries by its own rules, and the claim token makes that safe.
   return inTransaction(

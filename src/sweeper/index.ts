@@ -382,7 +382,13 @@ class TimerSweeper implements Sweeper {
 }
 
 function byPartitionThenDeliverAt(a: ClaimedTimer, b: ClaimedTimer): number {
-  return cmp(a.tenant, b.tenant) || cmp(a.queue, b.queue) || cmp(a.partition, b.partition) || a.deliverAt - b.deliverAt || cmp(a.timerKey, b.timerKey);
+  return (
+    cmp(a.tenant, b.tenant) ||
+    cmp(a.queue, b.queue) ||
+    cmp(a.partition, b.partition) ||
+    a.deliverAt - b.deliverAt ||
+    cmp(a.timerKey, b.timerKey)
+  );
 }
 
 function cmp(a: string, b: string): number {

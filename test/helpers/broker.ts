@@ -62,7 +62,13 @@ export async function startTestBroker(o: TestBrokerOptions = {}): Promise<TestBr
     config,
     url: address,
     sql: broker.db.pool,
-    token: (t = {}) => mintToken(SECRET, { tenant: t.tenant ?? 'acme', sub: t.sub ?? 'tester', grants: t.grants ?? ['produce', 'consume', 'read', 'admin'], expiresIn: t.expiresIn }),
+    token: (t = {}) =>
+      mintToken(SECRET, {
+        tenant: t.tenant ?? 'acme',
+        sub: t.sub ?? 'tester',
+        grants: t.grants ?? ['produce', 'consume', 'read', 'admin'],
+        expiresIn: t.expiresIn,
+      }),
     async close() {
       await broker.close();
       await scratch?.drop();
@@ -97,7 +103,11 @@ export async function api(
   const res = await tb.broker.app.inject({
     method,
     url,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...o.headers,
+    },
     payload: o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body),
   });
   let json: any;

@@ -43,5 +43,12 @@ export async function startProxy(targetHost: string, targetPort: number): Promis
       server = undefined;
     });
   await listen();
-  return { get port() { return port; }, cut: stop, restore: listen, close: stop };
+  return {
+    get port() {
+      return port;
+    },
+    cut: stop,
+    restore: listen,
+    close: stop,
+  };
 }

@@ -12,7 +12,11 @@ export { b64, UUID } from './log.ts';
 // ---------------------------------------------------------------------------------------------
 // Through the API.
 
-export const sched = (queue: string, timerKey: string, o: { delayMs?: number; payload?: string; txn?: string; partition?: string; op?: 'schedule' | 'reschedule' } = {}) => ({
+export const sched = (
+  queue: string,
+  timerKey: string,
+  o: { delayMs?: number; payload?: string; txn?: string; partition?: string; op?: 'schedule' | 'reschedule' } = {},
+) => ({
   op: o.op ?? ('schedule' as const),
   queue,
   timerKey,
@@ -22,7 +26,12 @@ export const sched = (queue: string, timerKey: string, o: { delayMs?: number; pa
   ...(o.partition !== undefined ? { partition: o.partition } : {}),
 });
 
-export const cancel = (queue: string, timerKey: string, txn?: string) => ({ op: 'cancel' as const, queue, timerKey, ...(txn !== undefined ? { txn } : {}) });
+export const cancel = (queue: string, timerKey: string, txn?: string) => ({
+  op: 'cancel' as const,
+  queue,
+  timerKey,
+  ...(txn !== undefined ? { txn } : {}),
+});
 
 export async function batch(tb: TestBroker, operations: unknown[], o: { token?: string | null; tenant?: string } = {}) {
   const token = o.token !== undefined ? o.token : o.tenant ? await tb.token({ tenant: o.tenant }) : undefined;
@@ -130,7 +139,10 @@ export interface TimerRows {
 }
 
 /** Inserts `count` timers in one statement; returns their keys, txns and deliverAts (PostgreSQL ms). */
-export async function insertTimers(sql: Queryable, o: TimerRows = {}): Promise<{ timerKey: string; txn: string; messageId: string; deliverAtMs: number }[]> {
+export async function insertTimers(
+  sql: Queryable,
+  o: TimerRows = {},
+): Promise<{ timerKey: string; txn: string; messageId: string; deliverAtMs: number }[]> {
   const r = await sql.query(
     `INSERT INTO timers (tenant, queue, partition, timer_key, deliver_at, txn, message_id, payload, payload_zstd, encrypted, producer_sub)
      SELECT $1, $2, $3, $4 || i, now() + ($6 + (i - 1) * $7 + random() * $8) * interval '1 millisecond',

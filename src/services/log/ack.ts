@@ -112,21 +112,26 @@ export async function ack(deps: LogDeps, caller: Caller, items: AckItem[]): Prom
 
 async function ackOne(tx: Queryable, tenant: string, item: AckItem, released: Set<string>): Promise<AckOutcome> {
   const group = item.consumerGroup;
-  const frame = (await tx.query<{ seq: number; queue: string; partition: string }>(FIND_FRAME_SQL, [tenant, item.partitionId, item.transactionId]))
-    .rows[0];
+  const frame = (
+    await tx.query<{ seq: number; queue: string; partition: string }>(FIND_FRAME_SQL, [tenant, item.partitionId, item.transactionId])
+  ).rows[0];
   if (!frame) {
     throw new ApiError('not_found', `no frame with transactionId "${item.transactionId}" in partition ${item.partitionId}`, {
       field: 'transactionId',
     });
   }
   const seq = Number(frame.seq);
-  const consumer = await tx.query<{ cursor_seq: number; lease_id: string | null; batch_end_seq: number; live: boolean | null; now: string }>(
-    LOCK_CONSUMER_SQL,
-    [tenant, frame.queue, frame.partition, group],
-  );
+  const consumer = await tx.query<{
+    cursor_seq: number;
+    lease_id: string | null;
+    batch_end_seq: number;
+    live: boolean | null;
+    now: string;
+  }>(LOCK_CONSUMER_SQL, [tenant, frame.queue, frame.partition, group]);
   const pc = consumer.rows[0];
-  const prior = (await tx.query<{ status: AckStatus; retry_count: number; lease_id: string | null }>(PRIOR_VERDICT_SQL, [tenant, group, seq]))
-    .rows[0];
+  const prior = (
+    await tx.query<{ status: AckStatus; retry_count: number; lease_id: string | null }>(PRIOR_VERDICT_SQL, [tenant, group, seq])
+  ).rows[0];
   const now = pc?.now ?? (await tx.query<{ now: string }>(NOW_SQL)).rows[0].now;
   const outcome = (status: AckStatus, retryCount: number, leaseReleased = false): AckOutcome => ({
     transactionId: item.transactionId,

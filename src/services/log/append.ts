@@ -65,9 +65,17 @@ ${s.result ?? 'SELECT * FROM appended'}`;
  * Appends frames to partitions that exist (ensurePartitions first where they may not). Must run
  * inside a transaction, which then holds the partitions until it ends.
  */
-export async function append<R extends Record<string, unknown>>(tx: Queryable, partitions: PartitionKey[], source: FrameSource): Promise<R[]> {
+export async function append<R extends Record<string, unknown>>(
+  tx: Queryable,
+  partitions: PartitionKey[],
+  source: FrameSource,
+): Promise<R[]> {
   if (partitions.length === 0) return [];
-  await tx.query(LOCK_PARTITIONS_SQL, [partitions.map((k) => k.tenant), partitions.map((k) => k.queue), partitions.map((k) => k.partition)]);
+  await tx.query(LOCK_PARTITIONS_SQL, [
+    partitions.map((k) => k.tenant),
+    partitions.map((k) => k.queue),
+    partitions.map((k) => k.partition),
+  ]);
   const r = await tx.query<R>(appendSql(source), source.params);
   return r.rows;
 }

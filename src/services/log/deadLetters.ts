@@ -89,10 +89,13 @@ const REMOVE_DEAD_LETTER_SQL = 'DELETE FROM dead_letters WHERE tenant = $1 AND i
 export async function replayDeadLetter(deps: LogDeps, caller: Caller, id: string): Promise<ReplayResult> {
   const { tenant, sub } = caller;
   const result = await inTransaction(deps.db.pool, async (tx) => {
-    const found = await tx.query<{ queue: string; partition: string; from_timer: boolean; consumer_group: string; timer_key: string | null }>(
-      LOCK_DEAD_LETTER_SQL,
-      [tenant, id],
-    );
+    const found = await tx.query<{
+      queue: string;
+      partition: string;
+      from_timer: boolean;
+      consumer_group: string;
+      timer_key: string | null;
+    }>(LOCK_DEAD_LETTER_SQL, [tenant, id]);
     const row = found.rows[0];
     if (!row) throw new ApiError('not_found', `no dead letter ${id}`, { field: 'id' });
     if (row.from_timer) {

@@ -126,7 +126,11 @@ async function applySchedules(q: Queryable, tenant: string, sub: string, ops: Sc
     ops.map((o) => o.encrypted),
   ]);
   const done = new Map(r.rows.map((row) => [keyOf(row.queue, row.timer_key), row]));
-  const states = await timerStates(q, tenant, ops.filter((o) => !done.has(keyOf(o.queue, o.timerKey))));
+  const states = await timerStates(
+    q,
+    tenant,
+    ops.filter((o) => !done.has(keyOf(o.queue, o.timerKey))),
+  );
   const again: ScheduleOp[] = [];
   for (const op of ops) {
     const row = done.get(keyOf(op.queue, op.timerKey));
@@ -213,12 +217,12 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
   const scheduleQueues = [...new Set(ops.filter((o) => o.kind === 'schedule').map((o) => o.queue))];
   // Two independent reads before the transaction (PGlite runs one transaction at a time, so
   // nothing inside it may wait on another connection).
-  const [plan, encrypting] = await Promise.all([
-    deps.tenants.plan(tenant),
-    encryptingQueues(deps.db.pool, tenant, scheduleQueues),
-  ]);
+  const [plan, encrypting] = await Promise.all([deps.tenants.plan(tenant), encryptingQueues(deps.db.pool, tenant, scheduleQueues)]);
   if (plan.schedulePaused) {
-    throw new ApiError('schedule_paused', `scheduling is paused for tenant "${tenant}"; cancels still work through DELETE /api/v1/timers/:queue/*timerKey`);
+    throw new ApiError(
+      'schedule_paused',
+      `scheduling is paused for tenant "${tenant}"; cancels still work through DELETE /api/v1/timers/:queue/*timerKey`,
+    );
   }
   const planError = planVerdict(plan, ops);
   // Compression and encryption are CPU work: done before the transaction, so its locks are short.
@@ -237,7 +241,11 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
       sealError;
     if (refusal) throw (await rateRefusalBefore(q, tenant, plan, ops.length)) ?? refusal;
     const schedules = ops.filter((o): o is ScheduleOp => o.kind === 'schedule');
-    await ensurePartitions(q, tenant, schedules.map((o) => ({ queue: o.queue, partition: o.partition })));
+    await ensurePartitions(
+      q,
+      tenant,
+      schedules.map((o) => ({ queue: o.queue, partition: o.partition })),
+    );
     const out: Applied[] = new Array(ops.length);
     for (const run of runsOfDistinctKeys(ops)) {
       const chunks = chunksInKeyOrder(run);
@@ -248,8 +256,19 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
         }
       } else {
         await q.query(LOCK_KEYS_SQL, [tenant, run.map((o) => o.queue), run.map((o) => o.timerKey)]);
-        await applySchedules(q, tenant, sub, run.filter((o): o is ScheduleOp => o.kind === 'schedule'), out);
-        await applyCancels(q, tenant, run.filter((o): o is CancelOp => o.kind === 'cancel'), out);
+        await applySchedules(
+          q,
+          tenant,
+          sub,
+          run.filter((o): o is ScheduleOp => o.kind === 'schedule'),
+          out,
+        );
+        await applyCancels(
+          q,
+          tenant,
+          run.filter((o): o is CancelOp => o.kind === 'cancel'),
+          out,
+        );
       }
     }
     const billed = out.filter((a) => a.result.status === 'scheduled' || a.result.status === 'rescheduled').length;
@@ -263,7 +282,10 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
     if (a.deliverAtMs !== undefined && a.deliverAtMs < earliest) earliest = a.deliverAtMs;
   }
   if (earliest !== Infinity) deps.notifier.timerScheduled(earliest);
-  countVerdicts(deps.metrics, applied.map((a) => a.result.status));
+  countVerdicts(
+    deps.metrics,
+    applied.map((a) => a.result.status),
+  );
   return { results: applied.map((a) => a.result) };
 }
 

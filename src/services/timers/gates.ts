@@ -63,7 +63,6 @@ export function planVerdict(plan: EffectivePlan, ops: PreparedOp[]): ApiError | 
   return undefined;
 }
 
-
 /**
  * admitAndMeter — $1 tenant, $2 ops in the batch, $3 billed messages. Last statement of a batch,
  * so the tenant's two hot rows (rate window, meter) are locked only from here to commit.
@@ -107,7 +106,6 @@ const STORAGE_SQL = `
 SELECT ((SELECT coalesce(sum(octet_length(payload)), 0) FROM timers WHERE tenant = $1)
       + (SELECT coalesce(sum(octet_length(payload)), 0) FROM messages WHERE tenant = $1))::float8 AS used`;
 
-
 function rateRefusal(plan: EffectivePlan, admitted: number, batch: number): ApiError | undefined {
   if (batch > plan.scheduleRatePerSecond) {
     // No retry can admit it (403: retrying will not help); only splitting can.
@@ -140,7 +138,13 @@ export async function rateRefusalBefore(q: Queryable, tenant: string, plan: Effe
  * the batch's transaction; answers the rate refusal when the window overflowed (the caller throws
  * it, which rolls back the ops, the meter and the window increment).
  */
-export async function admitAndMeter(q: Queryable, tenant: string, plan: EffectivePlan, batch: number, billed: number): Promise<ApiError | undefined> {
+export async function admitAndMeter(
+  q: Queryable,
+  tenant: string,
+  plan: EffectivePlan,
+  batch: number,
+  billed: number,
+): Promise<ApiError | undefined> {
   const admitted = await q.query<{ ops: number }>(ADMIT_AND_METER_SQL, [tenant, batch, billed]);
   return rateRefusal(plan, Number(admitted.rows[0].ops), batch);
 }

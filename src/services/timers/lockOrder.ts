@@ -49,4 +49,3 @@ export function chunksInKeyOrder(run: PreparedOp[]): PreparedOp[][] {
   }
   return chunks;
 }
-

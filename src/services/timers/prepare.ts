@@ -24,7 +24,6 @@ export interface ScheduleOp {
   plain: Buffer;
 }
 
-
 export interface CancelOp {
   index: number;
   kind: 'cancel';
@@ -32,7 +31,6 @@ export interface CancelOp {
   timerKey: string;
   txn: string | null;
 }
-
 
 export type PreparedOp = ScheduleOp | CancelOp;
 
@@ -85,4 +83,3 @@ export async function seal(cipher: PayloadCipher | undefined, ops: PreparedOp[],
   }
   return undefined;
 }
-

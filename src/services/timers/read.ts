@@ -74,7 +74,13 @@ export async function peek(deps: Deps, caller: Pick<Caller, 'tenant'>, queue: st
 }
 
 /** One page of a queue's pending timers by key in byte order, without payloads. */
-export async function list(deps: Deps, caller: Pick<Caller, 'tenant'>, queue: string, after: string | undefined, limit: number): Promise<ListResult> {
+export async function list(
+  deps: Deps,
+  caller: Pick<Caller, 'tenant'>,
+  queue: string,
+  after: string | undefined,
+  limit: number,
+): Promise<ListResult> {
   const r = await deps.db.pool.query<ViewRow>(LIST_SQL, [caller.tenant, queue, after ?? null, limit + 1]);
   const truncated = r.rows.length > limit;
   const rows = r.rows.slice(0, limit).map(view);
