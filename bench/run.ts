@@ -1,4 +1,4 @@
-// npm run bench [-- fire trickle schedule] [--n=100000]
+// npm run bench [-- fire trickle schedule log] [--n=100000]
 // Runs one broker in this process, on the embedded database or on a scratch database created on
 // DATABASE_URL's server (dropped afterwards), and prints one JSON line per measure:
 //   schedule  100,000 timers through POST /api/v1/timers in 256-op batches over HTTP, ops/s
@@ -7,6 +7,8 @@
 //             rows) and the ratio sweeper ÷ limit
 //   trickle   2,000 timers scheduled over ~20 s with random delays: fire lag p50/p95/p99/max (ms),
 //             from the log's created_at − deliver_at (PostgreSQL's clock)
+//   log       the log at speed: push, drain, history, partitions, ack/batch, idle long-polls and
+//             the trickle under consumer load (bench/log.ts; not in the default set)
 // Targets (2 cores, PostgreSQL on the same box): schedule ≥ 20,000 ops/s; fire ≥ 15,000 frames/s
 // and ≥ 50% of the limit; trickle p99 ≤ 25 ms, max ≤ 100 ms.
 import { Worker } from 'node:worker_threads';
@@ -16,6 +18,7 @@ import { createBroker, type Broker } from '../src/broker.ts';
 import { loadConfig } from '../src/config.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
 import { startSweeper } from '../src/sweeper/index.ts';
+import { measureLog } from './log.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, def: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? def);
@@ -101,8 +104,13 @@ async function measureFire(broker: Broker, sql: pg.Pool) {
   });
 }
 
-async function measureTrickle(broker: Broker, sql: pg.Pool) {
-  await reset(sql);
+/**
+ * The trickle; `load`, when given, runs beside it (started before the warm-up, awaited after)
+ * and the line is emitted as `measure` with its result.
+ */
+async function measureTrickle(broker: Broker, sql: pg.Pool, load?: () => Promise<unknown>, measure = 'trickle') {
+  if (!load) await reset(sql);
+  const loaded = load?.();
   const sweeper = startSweeper(broker.services);
   // 2,000 schedules spread over 18 s, each due 50 ms – 2 s later; each is announced the way the
   // schedule route does it (events.timerScheduled), so the sweeper's wake-ups are exercised too.
@@ -133,6 +141,7 @@ async function measureTrickle(broker: Broker, sql: pg.Pool) {
     await new Promise((r) => setTimeout(r, 50));
   }
   await sweeper.stop();
+  const loadResult = await loaded;
   if (process.env.BENCH_DEBUG) {
     const worst = await sql.query(`SELECT timer_key, round(extract(epoch FROM created_at - deliver_at)::numeric * 1000, 1) AS lag_ms,
       round(extract(epoch FROM created_at - min(created_at) OVER ())::numeric, 3) AS at_s FROM messages WHERE queue = 'trickle' ORDER BY 2 DESC LIMIT 15`);
@@ -144,7 +153,8 @@ async function measureTrickle(broker: Broker, sql: pg.Pool) {
       FROM (SELECT extract(epoch FROM created_at - deliver_at)::float8 * 1000 AS lag FROM messages WHERE queue = 'trickle') x`)
   ).rows[0];
   emit({
-    measure: 'trickle',
+    measure,
+    ...(load ? { load: loadResult } : {}),
     n: TRICKLE,
     p50Ms: round(q.p[0], 2),
     p95Ms: round(q.p[1], 2),
@@ -240,7 +250,16 @@ async function main() {
       if (m === 'fire') await measureFire(broker, sql);
       else if (m === 'trickle') await measureTrickle(broker, sql);
       else if (m === 'schedule') await measureSchedule(broker, sql, base);
-      else throw new Error(`unknown measure ${m}`);
+      else if (m === 'log') {
+        await measureLog({
+          broker,
+          sql,
+          base,
+          secret: SECRET,
+          emit,
+          trickle: (load) => measureTrickle(broker, sql, load, 'logTrickle'),
+        });
+      } else throw new Error(`unknown measure ${m}`);
     }
   } finally {
     if (sql !== broker.db.pool) await sql.end();

@@ -1,0 +1,127 @@
+// The log benchmark's HTTP load, in a process of its own so that the broker's CPU is measured
+// without it (bench/log.ts spawns it). One job per run, given as JSON in argv[2]; prints one JSON
+// line with the result on stdout and exits. Plain JavaScript: it runs on bare `node`.
+//
+//   push     { url, token, queue, total, batch, inFlight, partitions }         → { seconds }
+//   drain    { url, token, queue, consumers, batch, autoAck, expect, limitMs }  → { seconds, received, errors }
+//   idle     { url, token, queue, waiters, holdMs }                             → { statuses, latencies }
+//              keeps `waiters` long-polls open for holdMs; a waiter that receives a frame
+//              records now − frame.data.sentAt (the pusher's clock is this machine's too)
+//   backlog  { url, token, queue, batch, group }                                → { first, last, batches }
+//              pops and acks one partition to the end, timing each pop
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const job = JSON.parse(process.argv[2]);
+const headers = { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' };
+
+async function call(method, path, body) {
+  const res = await fetch(`${job.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function push() {
+  const { queue, total, batch, inFlight, partitions } = job;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < total) {
+        const from = next;
+        next += batch;
+        const items = [];
+        for (let i = from; i < Math.min(total, from + batch); i++) items.push({ queue, partition: `p${i % partitions}`, payload: { i } });
+        const r = await call('POST', '/api/v1/push', { items });
+        if (r.status !== 201) throw new Error(`push → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+      }
+    }),
+  );
+  return { seconds: (performance.now() - started) / 1000 };
+}
+
+async function drain() {
+  const { queue, consumers, batch, autoAck, expect, limitMs } = job;
+  let received = 0;
+  const errors = {};
+  const started = performance.now();
+  const deadline = Date.now() + limitMs;
+  await Promise.all(
+    Array.from({ length: consumers }, async () => {
+      while (received < expect && Date.now() < deadline) {
+        const r = await call(
+          'GET',
+          `/api/v1/pop/queue/${encodeURIComponent(queue)}?batch=${batch}&wait=true&timeout=1000${autoAck ? '&autoAck=true' : ''}`,
+        );
+        if (r.status === 204) continue;
+        if (r.status !== 200) {
+          errors[r.status] = (errors[r.status] ?? 0) + 1;
+          await sleep(50);
+          continue;
+        }
+        const frames = r.body.messages;
+        received += frames.length;
+        if (autoAck) continue;
+        const acks = frames.map((f) => ({
+          transactionId: f.transactionId,
+          partitionId: f.partitionId,
+          leaseId: f.leaseId,
+          status: 'completed',
+        }));
+        const a = await call('POST', '/api/v1/ack/batch', { acknowledgments: acks });
+        if (a.status !== 200) errors[`ack ${a.status}`] = (errors[`ack ${a.status}`] ?? 0) + 1;
+      }
+    }),
+  );
+  return { seconds: (performance.now() - started) / 1000, received, errors };
+}
+
+async function idle() {
+  const { queue, waiters, holdMs } = job;
+  const statuses = {};
+  const latencies = [];
+  const until = Date.now() + holdMs;
+  await Promise.all(
+    Array.from({ length: waiters }, async () => {
+      while (Date.now() < until) {
+        const left = Math.max(100, until - Date.now());
+        const r = await call(
+          'GET',
+          `/api/v1/pop/queue/${encodeURIComponent(queue)}?wait=true&autoAck=true&timeout=${Math.min(left, 60_000)}`,
+        ).catch((err) => ({ status: `error ${err.message}` }));
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        if (r.status === 200) for (const f of r.body.messages) latencies.push(Date.now() - f.data.sentAt);
+        if (typeof r.status !== 'number') await sleep(100);
+      }
+    }),
+  );
+  return { statuses, latencies };
+}
+
+async function backlog() {
+  const { queue, batch, group } = job;
+  const times = [];
+  for (;;) {
+    const t0 = performance.now();
+    const r = await call('GET', `/api/v1/pop/queue/${encodeURIComponent(queue)}?batch=${batch}&consumerGroup=${group}`);
+    const ms = performance.now() - t0;
+    if (r.status === 204) break;
+    if (r.status !== 200) throw new Error(`pop → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+    times.push(ms);
+    const acks = r.body.messages.map((f) => ({ transactionId: f.transactionId, partitionId: f.partitionId, leaseId: f.leaseId }));
+    const a = await call('POST', '/api/v1/ack/batch', { acknowledgments: acks, consumerGroup: group });
+    if (a.status !== 200) throw new Error(`ack → ${a.status}`);
+  }
+  return { first: times[0], last: times[times.length - 1], batches: times.length };
+}
+
+const jobs = { push, drain, idle, backlog };
+jobs[job.kind]().then(
+  (result) => {
+    process.stdout.write(JSON.stringify(result) + '\n');
+    process.exit(0);
+  },
+  (err) => {
+    process.stdout.write(JSON.stringify({ error: err.message }) + '\n');
+    process.exit(1);
+  },
+);

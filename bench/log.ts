@@ -1,0 +1,194 @@
+// `npm run bench -- log`: the log at speed. The HTTP load runs in a child process
+// (bench/client.mjs) so that the broker's CPU (this process, and embedded PGlite with it) is
+// measured without the load generator's. One JSON line per measure:
+//   logPush       20,000 frames over HTTP, batches of 100, 4 in flight, 8 partitions: msg/s
+//   logDrain      the same frames drained by 4 consumers (pop batch=100 + ack/batch), then again
+//                 with autoAck: msg/s, and the count of non-2xx answers
+//   logBacklog    100,000 frames in one partition, popped batch=1000 and acked by a named group
+//                 to the end: the first and the last pop's latency
+//   logPartitions 10,000 partitions with one frame each, never consumed: 200 pops, p50/p99
+//   logAckBatch   one ack/batch of 1,000 frames: latency
+//   logIdle       1,000 idle long-polls: the broker's CPU (share of one core) over 10 s; schedule
+//                 latency (200 single-op POST /api/v1/timers per second) without and with them;
+//                 push-to-waiter latency of 100 frames pushed one by one
+//   logTrickle    the fire lag of a trickle (as `trickle`) while 4 consumers drain at full speed
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+import { mintToken } from '../src/auth.ts';
+import type { Broker } from '../src/broker.ts';
+
+const CLIENT = fileURLToPath(new URL('./client.mjs', import.meta.url));
+
+export interface LogBenchContext {
+  broker: Broker;
+  sql: pg.Pool;
+  base: string;
+  secret: string;
+  emit: (o: Record<string, unknown>) => void;
+  trickle: (queueLoad: () => Promise<unknown>) => Promise<void>;
+}
+
+/** Runs one job of bench/client.mjs in a child process; resolves with its JSON result. */
+function client(job: Record<string, unknown>): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLIENT, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('exit', () => {
+      try {
+        const result = JSON.parse(out.trim().split('\n').pop() ?? '{}');
+        if (result.error) reject(new Error(`client ${job.kind}: ${result.error}`));
+        else resolve(result);
+      } catch (err) {
+        reject(new Error(`client ${job.kind} printed no result: ${out.slice(0, 300)} (${(err as Error).message})`));
+      }
+    });
+  });
+}
+
+async function resetLog(sql: pg.Pool) {
+  await sql.query('TRUNCATE messages, partition_consumers, message_deliveries, dead_letters, partitions, queues, timers');
+}
+
+const round = (v: number, digits = 1) => Math.round(v * 10 ** digits) / 10 ** digits;
+
+function percentiles(values: number[]) {
+  const s = [...values].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return s.length ? { p50: round(at(0.5), 2), p95: round(at(0.95), 2), p99: round(at(0.99), 2), max: round(s[s.length - 1], 2) } : {};
+}
+
+export async function measureLog(ctx: LogBenchContext) {
+  const { broker, sql, base, emit } = ctx;
+  const token = await mintToken(ctx.secret, { tenant: 'bench', sub: 'bench', grants: ['produce', 'consume', 'read', 'admin'] });
+  await broker.services.tenants.ensure('bench');
+  const url = base;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const pushAll = (queue: string, total: number, partitions: number, batch = 100, inFlight = 4) =>
+    client({ kind: 'push', url, token, queue, total, batch, inFlight, partitions });
+
+  // --- push and drain ---------------------------------------------------------------------
+  const N = 20_000;
+  for (const autoAck of [false, true]) {
+    await resetLog(sql);
+    const pushed = await pushAll('drain', N, 8);
+    if (!autoAck) emit({ measure: 'logPush', n: N, msgPerSec: Math.round(N / pushed.seconds) });
+    const d = await client({ kind: 'drain', url, token, queue: 'drain', consumers: 4, batch: 100, autoAck, expect: N, limitMs: 120_000 });
+    emit({
+      measure: 'logDrain',
+      autoAck,
+      n: N,
+      received: d.received,
+      seconds: round(d.seconds, 2),
+      msgPerSec: Math.round(d.received / d.seconds),
+      errors: d.errors,
+    });
+  }
+
+  // --- a long history in one partition ------------------------------------------------------
+  await resetLog(sql);
+  await pushAll('backlog', 100_000, 1, 1000, 2);
+  const b = await client({ kind: 'backlog', url, token, queue: 'backlog', batch: 1000, group: 'history' });
+  emit({
+    measure: 'logBacklog',
+    n: 100_000,
+    batches: b.batches,
+    firstMs: round(b.first),
+    lastMs: round(b.last),
+    ratio: round(b.last / b.first, 2),
+  });
+
+  // --- many partitions nobody consumed ------------------------------------------------------
+  await resetLog(sql);
+  await pushAll('wide', 10_000, 10_000, 1000, 2);
+  const popTimes: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t0 = performance.now();
+    const r = await call('GET', '/api/v1/pop/queue/wide?autoAck=true');
+    popTimes.push(performance.now() - t0);
+    if (r.status !== 200) throw new Error(`pop on 10,000 partitions → ${r.status}`);
+  }
+  emit({ measure: 'logPartitions', partitions: 10_000, pops: 200, ...percentiles(popTimes) });
+
+  // --- one ack/batch of 1,000 ----------------------------------------------------------------
+  await resetLog(sql);
+  await pushAll('acks', 1000, 1, 1000, 1);
+  const popped = await call('GET', '/api/v1/pop/queue/acks?batch=1000');
+  const acks = popped.body.messages.map((f: any) => ({ transactionId: f.transactionId, partitionId: f.partitionId, leaseId: f.leaseId }));
+  const t0 = performance.now();
+  const acked = await call('POST', '/api/v1/ack/batch', { acknowledgments: acks });
+  emit({
+    measure: 'logAckBatch',
+    n: acks.length,
+    status: acked.status,
+    ms: round(performance.now() - t0),
+    successful: acked.body?.successful,
+  });
+
+  // --- 1,000 idle long-polls ------------------------------------------------------------------
+  await resetLog(sql);
+  const scheduleLatency = async (seconds: number) => {
+    const times: number[] = [];
+    const inflight: Promise<void>[] = [];
+    const started = Date.now();
+    for (let i = 0; i < seconds * 200; i++) {
+      const wait = started + i * 5 - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      inflight.push(
+        (async () => {
+          const s = performance.now();
+          const r = await call('POST', '/api/v1/timers', {
+            operations: [{ op: 'schedule', queue: 'later', timerKey: `k${i}`, delayMs: 3_600_000, payload: 'e30=' }],
+          });
+          if (r.status !== 200) throw new Error(`schedule → ${r.status}`);
+          times.push(performance.now() - s);
+        })(),
+      );
+    }
+    await Promise.all(inflight);
+    return percentiles(times);
+  };
+  const without = await scheduleLatency(10);
+  const waiters = 1000;
+  const idle = client({ kind: 'idle', url, token, queue: 'idle', waiters, holdMs: 33_000 });
+  await new Promise((r) => setTimeout(r, 3_000));
+  const cpu0 = process.cpuUsage();
+  const wall0 = performance.now();
+  await new Promise((r) => setTimeout(r, 10_000));
+  const cpu = process.cpuUsage(cpu0);
+  const coreShare = (cpu.user + cpu.system) / 1000 / (performance.now() - wall0);
+  const withWaiters = await scheduleLatency(10);
+  for (let i = 0; i < 100; i++) {
+    await call('POST', '/api/v1/push', { items: [{ queue: 'idle', payload: { sentAt: Date.now() } }] });
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const idled = await idle;
+  emit({
+    measure: 'logIdle',
+    waiters,
+    brokerCpuShareOfCore: round(coreShare, 3),
+    scheduleMsWithout: without,
+    scheduleMsWith: withWaiters,
+    p50Ratio: round((withWaiters as any).p50 / (without as any).p50, 2),
+    pushToWaiterMs: percentiles(idled.latencies),
+    delivered: idled.latencies.length,
+    statuses: idled.statuses,
+  });
+
+  // --- the fire while consumers drain at full speed -------------------------------------------
+  await resetLog(sql);
+  await pushAll('busy', 50_000, 8);
+  await ctx.trickle(() =>
+    client({ kind: 'drain', url, token, queue: 'busy', consumers: 4, batch: 100, autoAck: false, expect: 50_000, limitMs: 60_000 }),
+  );
+}
