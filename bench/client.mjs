@@ -7,7 +7,7 @@
 //   idle     { url, token, queue, waiters, holdMs }                             → { statuses, latencies }
 //              keeps `waiters` long-polls open for holdMs; a waiter that receives a frame
 //              records now − frame.data.sentAt (the pusher's clock is this machine's too)
-//   backlog  { url, token, queue, batch, group }                                → { first, last, batches }
+//   backlog  { url, token, queue, batch, group, limitMs }                       → { first, last, batches, errors }
 //              pops and acks one partition to the end, timing each pop
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -98,20 +98,25 @@ async function idle() {
 }
 
 async function backlog() {
-  const { queue, batch, group } = job;
+  const { queue, batch, group, limitMs } = job;
   const times = [];
-  for (;;) {
+  const errors = {};
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
     const t0 = performance.now();
     const r = await call('GET', `/api/v1/pop/queue/${encodeURIComponent(queue)}?batch=${batch}&consumerGroup=${group}`);
     const ms = performance.now() - t0;
     if (r.status === 204) break;
-    if (r.status !== 200) throw new Error(`pop → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+    if (r.status !== 200) {
+      errors[`pop ${r.status}`] = (errors[`pop ${r.status}`] ?? 0) + 1;
+      continue;
+    }
     times.push(ms);
     const acks = r.body.messages.map((f) => ({ transactionId: f.transactionId, partitionId: f.partitionId, leaseId: f.leaseId }));
     const a = await call('POST', '/api/v1/ack/batch', { acknowledgments: acks, consumerGroup: group });
-    if (a.status !== 200) throw new Error(`ack → ${a.status}`);
+    if (a.status !== 200) errors[`ack ${a.status}`] = (errors[`ack ${a.status}`] ?? 0) + 1;
   }
-  return { first: times[0], last: times[times.length - 1], batches: times.length };
+  return { first: times[0], last: times[times.length - 1], batches: times.length, errors };
 }
 
 const jobs = { push, drain, idle, backlog };

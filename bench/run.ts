@@ -252,6 +252,7 @@ async function main() {
       else if (m === 'schedule') await measureSchedule(broker, sql, base);
       else if (m === 'log') {
         await measureLog({
+          partitionPops: flag('log-pops', 200),
           broker,
           sql,
           base,

@@ -12,6 +12,9 @@ import { migrate } from './db/migrate.ts';
 import { createMetrics } from './metrics.ts';
 import { Notifier } from './notify.ts';
 import { PayloadCipher } from './payload.ts';
+import { startEmbeddedMaintenance, type Maintenance } from './db/maintenance.ts';
+import { KnownGroups } from './services/log/groups.ts';
+import { Waiters } from './services/log/waiters.ts';
 import { ClusterFlagsCache } from './services/cluster.ts';
 import { PendingCounts } from './services/timers/gates.ts';
 import { TenantDirectory } from './services/tenants.ts';
@@ -24,6 +27,8 @@ export interface Broker {
   state: AppState;
   db: Database;
   sweeper: Sweeper | undefined;
+  /** Embedded only: the scheduled VACUUM/ANALYZE (src/db/maintenance.ts). */
+  maintenance: Maintenance | undefined;
   /** Listens, migrates, then opens the boot flag and starts the sweeper. */
   start(): Promise<string>;
   /** Closes the boot flag, stops the sweeper (releasing its claims), closes everything. */
@@ -68,6 +73,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     cluster: new ClusterFlagsCache(db),
     tenants: new TenantDirectory(db, config),
     pendingCounts: new PendingCounts(),
+    knownGroups: new KnownGroups(),
     cipher: config.QUEEN_ENCRYPTION_KEY ? new PayloadCipher(config.QUEEN_ENCRYPTION_KEY) : undefined,
   } as Services;
   const app = await buildApp(services, state, { logger: opts.logger });
@@ -75,6 +81,12 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
   db.pool.removeAllListeners('error');
   db.pool.on('error', (err) => app.log.warn({ err }, 'idle database connection lost'));
   services.notifier = new Notifier(db.pool, !db.embedded, (err: Error) => app.log.warn({ err }, 'notification channel error'));
+  services.waiters = new Waiters(
+    db,
+    services.notifier,
+    (err) => app.log.warn({ err }, 'long-poll probe failed'),
+    config.QUEEN_LONGPOLL_PROBE_MS,
+  );
 
   const broker: Broker = {
     app,
@@ -82,19 +94,23 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     state,
     db,
     sweeper: undefined,
+    maintenance: undefined,
     async start() {
       const address = opts.listen === false ? '' : await app.listen({ port: config.PORT, host: config.HOST });
       await migrate(db.pool);
       await services.notifier.start(db.url);
       state.ready = true;
       if (config.QUEEN_SWEEPER_ENABLED) broker.sweeper = startSweeper(services);
+      if (db.embedded) broker.maintenance = startEmbeddedMaintenance(db, config.QUEEN_EMBEDDED_MAINTENANCE_MS, app.log);
       return address;
     },
     async close() {
       state.ready = false;
       services.notifier.drain();
       await broker.sweeper?.stop();
+      await broker.maintenance?.stop();
       await app.close();
+      services.waiters.stop();
       await services.notifier.stop();
       await db.close();
     },

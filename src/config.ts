@@ -41,6 +41,10 @@ export const configSchema = z
     QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0),
     /** Request body limit; the largest legal batch is 256 ops of 1 MiB payloads, base64. */
     QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024),
+    /** How often waiting long-polls' groups are probed for work no event announced (an expired lease). */
+    QUEEN_LONGPOLL_PROBE_MS: int(1_000, 10),
+    /** Embedded only: how often the broker vacuums and analyses (PGlite has no autovacuum). */
+    QUEEN_EMBEDDED_MAINTENANCE_MS: int(60_000, 1_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .refine((c) => c.QUEEN_SWEEPER_MIN_SLEEP_MS <= c.QUEEN_SWEEPER_MAX_SLEEP_MS, {

@@ -10,6 +10,8 @@ import type { Notifier } from './notify.ts';
 import type { PayloadCipher } from './payload.ts';
 import type { ClusterFlagsCache } from './services/cluster.ts';
 import type { TenantDirectory } from './services/tenants.ts';
+import type { KnownGroups } from './services/log/groups.ts';
+import type { Waiters } from './services/log/waiters.ts';
 import type { PendingCounts } from './services/timers/gates.ts';
 
 /** Long-lived parts shared by every request of one broker. */
@@ -24,6 +26,10 @@ export interface Services {
   pendingCounts: PendingCounts;
   /** Wakes waiters (long-poll pops) and the sweeper; see src/notify.ts. */
   notifier: Notifier;
+  /** Long-poll pops waiting in memory (src/services/log/waiters.ts). */
+  waiters: Waiters;
+  /** Consumer groups known to be registered (src/services/log/groups.ts). */
+  knownGroups: KnownGroups;
   log: FastifyBaseLogger;
   /** Present when QUEEN_ENCRYPTION_KEY is set; queues with encryptionEnabled need it. */
   cipher: PayloadCipher | undefined;

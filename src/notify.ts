@@ -15,12 +15,20 @@ export interface TimerDue {
   deliverAtMs: number;
 }
 
+/** Frames were appended (or became deliverable again) in a queue. */
 export interface MessagesPushed {
   tenant: string;
   queue: string;
+  /** The partitions concerned; undefined: any of the queue's. */
+  partitions?: string[];
+  /** Only this consumer group can take them (a released lease); undefined: every group. */
+  group?: string;
 }
 
-type Wire = ({ k: 't'; d: number } | { k: 'm'; t: string; q: string }) & { b?: string };
+type Wire = ({ k: 't'; d: number } | { k: 'm'; t: string; q: string; p?: string[]; g?: string }) & { b?: string };
+
+/** NOTIFY payloads are limited to 8000 bytes; past this a message names no partitions (any). */
+const MAX_PAYLOAD_CHARS = 7_000;
 
 /** Reconnect pause after the LISTEN connection drops: 100 ms doubling to 10 s, jittered (see reconnectDelayMs). */
 export const RECONNECT_BASE_MS = 100;
@@ -113,8 +121,14 @@ export class Notifier {
     this.publish({ k: 't', d: deliverAtMs });
   }
 
-  messagesPushed(tenant: string, queue: string): void {
-    this.publish({ k: 'm', t: tenant, q: queue });
+  messagesPushed(tenant: string, queue: string, partitions?: string[], group?: string): void {
+    this.publish({
+      k: 'm',
+      t: tenant,
+      q: queue,
+      ...(partitions ? { p: [...new Set(partitions)] } : {}),
+      ...(group !== undefined ? { g: group } : {}),
+    });
   }
 
   onTimer(fn: (e: TimerDue) => void): () => void {
@@ -130,12 +144,14 @@ export class Notifier {
   private publish(w: Wire): void {
     this.deliver(w);
     if (this.crossBroker) {
-      this.pool.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, JSON.stringify({ ...w, b: this.brokerId })]).catch(this.onError);
+      let payload = JSON.stringify({ ...w, b: this.brokerId });
+      if (payload.length > MAX_PAYLOAD_CHARS && w.k === 'm') payload = JSON.stringify({ ...w, p: undefined, b: this.brokerId });
+      this.pool.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload]).catch(this.onError);
     }
   }
 
   private deliver(w: Wire): void {
     if (w.k === 't') this.emitter.emit('timer', { deliverAtMs: w.d } satisfies TimerDue);
-    else this.emitter.emit('messages', { tenant: w.t, queue: w.q } satisfies MessagesPushed);
+    else this.emitter.emit('messages', { tenant: w.t, queue: w.q, partitions: w.p, group: w.g } satisfies MessagesPushed);
   }
 }

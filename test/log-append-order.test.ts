@@ -26,6 +26,13 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
       END $$;
       CREATE TRIGGER slow_timer_frames BEFORE INSERT ON messages FOR EACH ROW EXECUTE FUNCTION slow_timer_frames();`);
   });
+  /** Resolves once an append is asleep inside its transaction (the trigger's pg_sleep). */
+  const sleeping = () =>
+    waitFor(async () => {
+      const r = await tb.sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()");
+      return r.rowCount! > 0;
+    });
+
   afterAll(async () => {
     await sweeper?.stop();
     await tb?.close();
@@ -58,11 +65,6 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
   });
 
   it('a push during a dead-letter replay waits for it, so the consumer sees both frames', async () => {
-    const sleeping = () =>
-      waitFor(async () => {
-        const r = await tb.sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()");
-        return r.rowCount! > 0;
-      });
     // A frame a consumer gives up on: its dead letter is what gets replayed.
     await push(tb, [{ queue: 'replayed', payload: { slow: true }, transactionId: 'first' }]);
     const popped = await pop(tb, '/api/v1/pop/queue/replayed');
@@ -87,5 +89,17 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     expect(replayed.status).toBe(201);
     while ((await popOnce()) === 200);
     expect(delivered).toEqual([replayed.body.transactionId, 'after']);
+  });
+
+  it('a consumer group that first pops during an append sees the appended frame', async () => {
+    await push(tb, [{ queue: 'joining', payload: 'first', transactionId: 'j1' }]);
+    const slow = push(tb, [{ queue: 'joining', payload: { slow: true }, transactionId: 'j2' }]);
+    await sleeping();
+    const joined = await pop(tb, '/api/v1/pop/queue/joining?consumerGroup=late&batch=10&autoAck=true');
+    expect((await slow).status).toBe(201);
+    const seen = joined.status === 200 ? joined.body.messages.map((m: any) => m.transactionId) : [];
+    const next = await pop(tb, '/api/v1/pop/queue/joining?consumerGroup=late&batch=10&autoAck=true');
+    if (next.status === 200) seen.push(...next.body.messages.map((m: any) => m.transactionId));
+    expect(seen).toEqual(['j1', 'j2']);
   });
 });

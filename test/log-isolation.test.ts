@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayloadCipher } from '../src/payload.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
-import { ack, b64, configure, deadLetters, pop, push, replay } from './helpers/log.ts';
+import { ack, appendFrame, b64, configure, deadLetters, pop, push, replay } from './helpers/log.ts';
 
 const KEY = randomBytes(32).toString('hex');
 const OTHER_KEY = randomBytes(32).toString('hex');
@@ -85,15 +85,8 @@ describe('encryption at rest', () => {
   it('delivers a frame sealed with another key as ciphertext with an error, alongside readable frames', async () => {
     await push(tb, [{ queue: 'rotated', payload: 'before' }]);
     const sealed = new PayloadCipher(OTHER_KEY).encrypt(Buffer.from('"old key"'));
-    await tb.sql.query(
-      `INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub)
-       VALUES ('acme', gen_random_uuid(), 'rotated', 'Default', 'sealed-elsewhere', $1, true, 'tester')`,
-      [sealed],
-    );
-    await tb.sql.query(
-      `INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub)
-       VALUES ('acme', gen_random_uuid(), 'rotated', 'Default', 'garbage', '\\xdeadbeef'::bytea, true, 'tester')`,
-    );
+    await appendFrame(tb, { queue: 'rotated', transactionId: 'sealed-elsewhere', payload: sealed, encrypted: true });
+    await appendFrame(tb, { queue: 'rotated', transactionId: 'garbage', payload: Buffer.from('deadbeef', 'hex'), encrypted: true });
     const res = await pop(tb, '/api/v1/pop/queue/rotated?batch=10');
     expect(res.status).toBe(200);
     const [plain, rotated, garbage] = res.body.messages;
@@ -148,11 +141,7 @@ describe('encrypting queues on a broker without a key', () => {
   it('delivers an encrypted frame as ciphertext with an error naming the missing key', async () => {
     await push(keyless, [{ queue: 'sealed', payload: 'warm-up' }]);
     const sealed = new PayloadCipher(KEY).encrypt(Buffer.from('"x"'));
-    await keyless.sql.query(
-      `INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub)
-       VALUES ('acme', gen_random_uuid(), 'sealed', 'Default', 'enc', $1, true, 'tester')`,
-      [sealed],
-    );
+    await appendFrame(keyless, { queue: 'sealed', transactionId: 'enc', payload: sealed, encrypted: true });
     const res = await pop(keyless, '/api/v1/pop/queue/sealed?batch=5');
     expect(res.status).toBe(200);
     expect(res.body.messages[1]).toMatchObject({

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, MAX_DATA_DEPTH } from '../src/payload.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { ack, pop, push } from './helpers/log.ts';
+import { ack, appendFrame, pop, push } from './helpers/log.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {
@@ -13,11 +13,7 @@ afterAll(() => tb?.close());
 
 /** Appends a frame with the given SQL payload expression to a queue that push already created. */
 async function insertFrame(queue: string, txn: string, payloadSql: string) {
-  await tb.sql.query(
-    `INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, producer_sub)
-     VALUES ('acme', gen_random_uuid(), $1, 'Default', $2, ${payloadSql}, 'tester')`,
-    [queue, txn],
-  );
+  await appendFrame(tb, { queue, transactionId: txn, payload: { sql: payloadSql } });
 }
 
 describe('frames that could wedge a partition', () => {
@@ -72,16 +68,16 @@ describe('a long-poll whose caller hung up', () => {
     const own = await startTestBroker({ listen: true });
     try {
       const token = await own.token();
-      const emitter = (own.broker.services.notifier as unknown as { emitter: import('node:events').EventEmitter }).emitter;
+      const waiters = own.broker.services.waiters;
       const hangUp = new AbortController();
       const poll = fetch(`${own.url}/api/v1/pop/queue/gone?wait=true&timeout=60000`, {
         headers: { authorization: `Bearer ${token}` },
         signal: hangUp.signal,
       });
-      await waitFor(() => emitter.listenerCount('messages') > 0);
+      await waitFor(() => waiters.count > 0);
       hangUp.abort();
       await poll.catch(() => {});
-      await waitFor(() => emitter.listenerCount('messages') === 0);
+      await waitFor(() => waiters.count === 0);
       await push(own, [{ queue: 'gone', payload: 1, transactionId: 'g1' }]);
       const res = await pop(own, '/api/v1/pop/queue/gone');
       expect(res.status).toBe(200);
@@ -98,9 +94,8 @@ describe('draining', () => {
     const token = await own.token();
     const started = Date.now();
     const poll = fetch(`${own.url}/api/v1/pop/queue/idle?wait=true&timeout=60000`, { headers: { authorization: `Bearer ${token}` } });
-    // The pop is waiting once it listens for the drain.
-    const emitter = (own.broker.services.notifier as unknown as { emitter: import('node:events').EventEmitter }).emitter;
-    await waitFor(() => emitter.listenerCount('drain') > 0);
+    // The pop is waiting once it is registered as a waiter.
+    await waitFor(() => own.broker.services.waiters.count > 0);
     const closing = own.close();
     const res = await poll;
     expect(res.status).toBe(204);

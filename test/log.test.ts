@@ -1,9 +1,9 @@
 // The log routes (Queen-compatible core): push, pop, ack, retry → DLQ, replay, consumer groups,
 // long-poll, strict input. Encryption and tenant isolation: test/log-isolation.test.ts.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { POP_RECHECK_MS } from '../src/services/log/pop.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POP_RECHECK_MS } from '../src/services/log/waiters.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { ack, b64, configure, deadLetters, drain, ISO_MICROS, pop, push, replay, UUID } from './helpers/log.ts';
+import { ack, appendFrame, b64, configure, deadLetters, drain, ISO_MICROS, pop, push, replay, UUID } from './helpers/log.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {
@@ -297,11 +297,13 @@ describe('GET /api/v1/pop', () => {
 
   it('delivers a timer frame (a row the sweeper inserted) like any other frame', async () => {
     await push(tb, [{ queue: 'timer-frames', payload: 'pushed' }]);
-    await tb.sql.query(
-      `INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, producer_sub, timer_key, deliver_at)
-       VALUES ('acme', gen_random_uuid(), 'timer-frames', 'Default', 'timer-txn', $1, 'scheduler', 'k/1', now())`,
-      [Buffer.from('raw bytes, not JSON')],
-    );
+    await appendFrame(tb, {
+      queue: 'timer-frames',
+      transactionId: 'timer-txn',
+      payload: Buffer.from('raw bytes, not JSON'),
+      producerSub: 'scheduler',
+      timerKey: 'k/1',
+    });
     const res = await pop(tb, '/api/v1/pop/queue/timer-frames?batch=5');
     expect(res.body.messages).toHaveLength(2);
     const timerFrame = res.body.messages[1];
@@ -341,20 +343,14 @@ describe('GET /api/v1/pop', () => {
 
 describe('long-poll pop (wait=true)', () => {
   it('is woken by a push to its queue, well before the periodic re-check', async () => {
-    const events = tb.broker.services.notifier;
-    const armed = vi.spyOn(events, 'onMessages');
-    try {
-      const waiting = pop(tb, '/api/v1/pop/queue/longpoll?wait=true&timeout=20000');
-      await waitFor(() => armed.mock.calls.length > 0);
-      const pushedAt = Date.now();
-      await push(tb, [{ queue: 'longpoll', payload: 'wake up' }]);
-      const res = await waiting;
-      expect(res.status).toBe(200);
-      expect(res.body.messages.map((f: any) => f.data)).toEqual(['wake up']);
-      expect(Date.now() - pushedAt).toBeLessThan(POP_RECHECK_MS);
-    } finally {
-      armed.mockRestore();
-    }
+    const waiting = pop(tb, '/api/v1/pop/queue/longpoll?wait=true&timeout=20000');
+    await waitFor(() => tb.broker.services.waiters.count > 0);
+    const pushedAt = Date.now();
+    await push(tb, [{ queue: 'longpoll', payload: 'wake up' }]);
+    const res = await waiting;
+    expect(res.status).toBe(200);
+    expect(res.body.messages.map((f: any) => f.data)).toEqual(['wake up']);
+    expect(Date.now() - pushedAt).toBeLessThan(POP_RECHECK_MS);
   });
 
   it('answers 204 when nothing arrives before its timeout', async () => {

@@ -41,6 +41,17 @@ export interface OpenOptions {
   onPoolError?: (err: Error) => void;
 }
 
+/**
+ * Gives every client of the pool an 'error' listener for its whole life. pg-pool listens on idle
+ * clients only, and hands a new one to `await pool.connect()` through a promise: when the
+ * server's FATAL (a restart's 57P01) arrives in the same read as the client's first
+ * ReadyForQuery, the error is emitted before the caller's continuation can listen, and an
+ * unheard 'error' kills the process. The failure itself still reaches the query or the pool.
+ */
+export function guardClients(pool: pg.Pool): void {
+  pool.on('connect', (client) => client.on('error', () => {}));
+}
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let url = opts.url;
   let stopEmbedded = async () => {};
@@ -63,6 +74,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const max = embedded ? EMBEDDED_POOL_SIZE : (opts.poolSize ?? 10);
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
   pool.on('error', (err) => opts.onPoolError?.(err));
+  guardClients(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     url,

@@ -13,7 +13,7 @@ import { TRPCError } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import type { RouteDef } from '../contract/common.ts';
-import { ApiError, type ApiErrorDetails, type ErrorCode, isConnectionError, sqlState } from '../errors.ts';
+import { ApiError, type ApiErrorDetails, type ErrorCode, isConnectionError, isTransientDbError, sqlState } from '../errors.ts';
 
 export interface Route {
   method: string;
@@ -121,7 +121,9 @@ export function toApiError(err: unknown): ApiError {
       });
     }
   }
-  if (isConnectionError(err)) return unavailable(err);
+  // A lost connection, a server shutting down or out of resources (classes 08, 53, 57), however
+  // wrapped (Prisma nests the SQLSTATE): not the caller's fault, retry shortly.
+  if (isConnectionError(err) || isTransientDbError(err)) return unavailable(err);
   // 54000 program_limit_exceeded: a value too large to index (btree row limit). The schemas cap
   // keys in UTF-8 bytes so this should not happen; if it does, it is the input, not a bug.
   if (sqlState(err) === '54000') {

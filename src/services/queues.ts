@@ -53,18 +53,55 @@ export async function encryptingQueues(db: Queryable, tenant: string, queues: st
 /** ensureQueues — $1 tenant, $2 queue names. Locks: the new rows only. Rows: 0..n inserted. */
 const ENSURE_QUEUES_SQL = 'INSERT INTO queues (tenant, name) SELECT $1, unnest($2::text[]) ON CONFLICT (tenant, name) DO NOTHING';
 
-/** ensurePartitions — $1 tenant, $2 queues, $3 partitions (parallel). Locks: new rows. Rows: 0..n. */
+/**
+ * ensurePartitions — $1 tenant, $2 queues, $3 partitions (parallel). Locks: new rows.
+ * Rows: the partitions created by this statement (queue, name).
+ */
 const ENSURE_PARTITIONS_SQL = `
 INSERT INTO partitions (tenant, queue, name)
 SELECT $1, q, p FROM unnest($2::text[], $3::text[]) AS t(q, p)
-ON CONFLICT (tenant, queue, name) DO NOTHING`;
+ON CONFLICT (tenant, queue, name) DO NOTHING
+RETURNING queue, name`;
 
-/** Creates the queues and partitions named in `pairs` if missing (idempotent). */
+/**
+ * lockQueues — $1 tenant, $2 queue names. Locks: those queue rows, FOR UPDATE, in name order,
+ * until commit. Taken only by the two rare writers that must see each other: a transaction that
+ * created partitions (it gives them a consumer row per group) and one that registers a consumer
+ * group (it gives it a row per partition; src/services/log/groups.ts). Each inserts its own row
+ * first and then takes the lock, so whichever takes it second sees the other's committed row.
+ * Rows: one per existing queue.
+ */
+export const LOCK_QUEUES_SQL = `
+SELECT 1 FROM queues WHERE tenant = $1 AND name = ANY($2::text[]) ORDER BY name FOR UPDATE`;
+
+/**
+ * joinNewPartitions — $1 tenant, $2 queues, $3 partitions (parallel: the new ones). Gives each
+ * existing consumer group of their queue a cursor on them, at 0 (nothing appended yet).
+ * Locks: the new consumer rows. Rows: 0..groups × partitions.
+ */
+const JOIN_NEW_PARTITIONS_SQL = `
+INSERT INTO partition_consumers (tenant, queue, partition, consumer_group)
+SELECT g.tenant, g.queue, t.p, g.consumer_group
+  FROM unnest($2::text[], $3::text[]) AS t(q, p)
+  JOIN consumer_groups g ON g.tenant = $1 AND g.queue = t.q
+ON CONFLICT DO NOTHING`;
+
+/**
+ * Creates the queues and partitions named in `pairs` if missing (idempotent). A new partition gets
+ * a consumer row for every consumer group of its queue, so a group finds it by its cursor index.
+ */
 export async function ensurePartitions(db: Queryable, tenant: string, pairs: { queue: string; partition: string }[]): Promise<void> {
   if (pairs.length === 0) return;
   await db.query(ENSURE_QUEUES_SQL, [tenant, [...new Set(pairs.map((p) => p.queue))]]);
   const uniq = [...new Map(pairs.map((p) => [`${p.queue}\u0000${p.partition}`, p])).values()];
-  await db.query(ENSURE_PARTITIONS_SQL, [tenant, uniq.map((p) => p.queue), uniq.map((p) => p.partition)]);
+  const created = await db.query<{ queue: string; name: string }>(ENSURE_PARTITIONS_SQL, [
+    tenant,
+    uniq.map((p) => p.queue),
+    uniq.map((p) => p.partition),
+  ]);
+  if (created.rows.length === 0) return;
+  await db.query(LOCK_QUEUES_SQL, [tenant, [...new Set(created.rows.map((r) => r.queue))]]);
+  await db.query(JOIN_NEW_PARTITIONS_SQL, [tenant, created.rows.map((r) => r.queue), created.rows.map((r) => r.name)]);
 }
 
 /**

@@ -14,7 +14,7 @@
 // sweeper borrows it and the claim runs in a short transaction with SET LOCAL (nothing else is
 // awaited while it holds the connection).
 import pg from 'pg';
-import type { Database } from '../db/index.ts';
+import { guardClients, type Database } from '../db/index.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 
 // jit: the settings work by adding disable_cost (1e10) to the plans they rule out, and a statement
@@ -50,6 +50,7 @@ export class SweeperDb implements Queryable {
     });
     // An idle connection killed under us (pg_terminate_backend, failover): the pool replaces it.
     this.pool.on('error', onError);
+    guardClients(this.pool);
   }
 
   query(text: string, values?: unknown[]): Promise<pg.QueryResult<any>> {

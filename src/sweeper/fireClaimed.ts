@@ -30,7 +30,7 @@ export interface Replacement {
 export interface FireResult {
   deleted: number;
   inserted: number;
-  queues: { tenant: string; queue: string; lags: number[] }[];
+  queues: { tenant: string; queue: string; partitions: string[]; lags: number[] }[];
 }
 
 /** The fired timers as frames (see the header); feeds the log's one append statement. */
@@ -54,7 +54,8 @@ const FIRE_RESULT = `
 SELECT (SELECT count(*) FROM d)::int AS deleted,
   (SELECT count(*) FROM appended)::int AS inserted,
   (SELECT coalesce(json_agg(g), '[]'::json)
-     FROM (SELECT tenant, queue, array_agg(lag) AS lags FROM appended GROUP BY tenant, queue) g) AS queues`;
+     FROM (SELECT tenant, queue, array_agg(DISTINCT partition) AS partitions, array_agg(lag) AS lags
+             FROM appended GROUP BY tenant, queue) g) AS queues`;
 
 export async function fireClaimed(
   db: SweeperDb,

@@ -267,7 +267,7 @@ class TimerSweeper implements Sweeper {
     m.fired.inc(fired.deleted);
     for (const q of fired.queues) {
       for (const lag of q.lags) m.fireLag.observe(lag);
-      this.services.notifier.messagesPushed(q.tenant, q.queue);
+      this.services.notifier.messagesPushed(q.tenant, q.queue, q.partitions);
     }
     if (fired.deleted < sent) this.log.debug({ sent, deleted: fired.deleted }, 'lease lost on some timers; another broker owns them');
     if (fired.inserted < fired.deleted) this.log.debug({ deduplicated: fired.deleted - fired.inserted }, 'txn already in the log');

@@ -2,6 +2,8 @@
 // their answers carry. Each helper takes the TestBroker first, like api(); `token` defaults to
 // tb.token() (acme, every grant), and null sends no credential.
 import { expect } from 'vitest';
+import { inTransaction } from '../../src/db/transaction.ts';
+import { append } from '../../src/services/log/append.ts';
 import { api, type TestBroker } from './broker.ts';
 
 type Token = string | null | undefined;
@@ -69,4 +71,46 @@ export function replay(tb: TestBroker, id: string, token?: Token) {
 /** POST /api/v1/configure for one queue with these options (unknown ones are sent as given). */
 export function configure(tb: TestBroker, queue: string, options: Record<string, unknown>, token?: Token) {
   return api(tb, 'POST', '/api/v1/configure', { body: { queue, options }, token });
+}
+
+/** A frame written straight into the log, for payloads the routes would refuse to carry. */
+export interface RawFrame {
+  tenant?: string;
+  queue: string;
+  partition?: string;
+  transactionId: string;
+  /** The stored bytes, or an SQL expression computing them (a constant of the test). */
+  payload: Buffer | { sql: string };
+  encrypted?: boolean;
+  producerSub?: string;
+  /** Marks a timer's frame: its key, and deliver_at = now(). */
+  timerKey?: string;
+}
+
+/**
+ * Appends one frame through the log's own append (src/services/log/append.ts), in a transaction
+ * on the test's pool, so it is found by pops exactly as a pushed or fired frame is.
+ */
+export async function appendFrame(tb: TestBroker, f: RawFrame): Promise<void> {
+  const payload = Buffer.isBuffer(f.payload) ? '$8::bytea' : f.payload.sql;
+  const tenant = f.tenant ?? 'acme';
+  const partition = f.partition ?? 'Default';
+  await inTransaction(tb.sql, (tx) =>
+    append(tx, [{ tenant, queue: f.queue, partition }], {
+      ctes: `frames AS (
+        SELECT 1 AS ord, $1::text AS tenant, gen_random_uuid() AS id, $2::text AS queue, $3::text AS partition,
+               $4::text AS transaction_id, ${payload} AS payload, $5::boolean AS encrypted, $6::text AS producer_sub,
+               $7::text AS timer_key, CASE WHEN $7::text IS NULL THEN NULL ELSE now() END AS deliver_at)`,
+      params: [
+        tenant,
+        f.queue,
+        partition,
+        f.transactionId,
+        f.encrypted ?? false,
+        f.producerSub ?? 'tester',
+        f.timerKey ?? null,
+        ...(Buffer.isBuffer(f.payload) ? [f.payload] : []),
+      ],
+    }),
+  );
 }

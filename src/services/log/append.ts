@@ -8,7 +8,12 @@
 // earlier one — which would then never be delivered. Holding the partition rows from before the
 // insert until commit makes commit order equal seq order within each partition. Rows are locked in
 // key order, so appenders never deadlock on each other.
+//
+// The same statement records each partition's newest seq (partitions.last_seq) and mirrors it onto
+// the partition's consumer rows, which is how a consumer group finds the partitions that have work
+// for it with one index (src/services/log/pop.ts).
 import type { Queryable } from '../../db/transaction.ts';
+import { ensurePartitions } from '../queues.ts';
 
 /** A partition appended to: the unit of the append lock. */
 export interface PartitionKey {
@@ -33,8 +38,8 @@ SELECT 1 FROM partitions p
  * the columns (ord, tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub,
  * timer_key, deliver_at); frames enter the log in `ord` order (seq follows it). `params` are its
  * parameters. `result` is the statement's final SELECT, over `appended` (the rows inserted: tenant,
- * queue, partition, id, transaction_id, lag) and the source's CTEs; by default the appended rows.
- * The fragments are constants of the callers, never input.
+ * queue, partition, seq, id, transaction_id, lag) and the source's CTEs; by default the appended
+ * rows. The fragments are constants of the callers, never input.
  */
 export interface FrameSource {
   ctes: string;
@@ -45,8 +50,10 @@ export interface FrameSource {
 /**
  * The log's one insert statement. A txn already in its partition is skipped (the log's dedupe on
  * (tenant, queue, partition, transaction_id), which also makes a repeat within one source
- * harmless); message ids are fresh uuids, so the other unique key never conflicts in practice. `lag` is created_at − deliver_at in seconds on
- * PostgreSQL's clock, for timer frames (null for pushed ones).
+ * harmless); message ids are fresh uuids, so the other unique key never conflicts in practice.
+ * `lag` is created_at − deliver_at in seconds on PostgreSQL's clock, for timer frames (null for
+ * pushed ones). Then each partition's newest seq goes to its row and to its consumer rows, locked
+ * in key order (an ack batch holding some of them never deadlocks with an append).
  */
 const appendSql = (s: FrameSource) => `
 WITH ${s.ctes},
@@ -56,14 +63,36 @@ appended AS (
     FROM frames f
    ORDER BY f.ord
   ON CONFLICT DO NOTHING
-  RETURNING tenant, queue, partition, id::text AS id, transaction_id,
+  RETURNING tenant, queue, partition, seq, id::text AS id, transaction_id,
             extract(epoch FROM created_at - deliver_at)::float8 AS lag
+),
+newest AS (
+  SELECT tenant, queue, partition, max(seq) AS seq FROM appended GROUP BY tenant, queue, partition
+),
+bumped AS (
+  UPDATE partitions p SET last_seq = n.seq
+    FROM newest n
+   WHERE p.tenant = n.tenant AND p.queue = n.queue AND p.name = n.partition
+),
+consumers AS (
+  SELECT c.tenant, c.queue, c.partition, c.consumer_group
+    FROM partition_consumers c
+    JOIN newest n ON c.tenant = n.tenant AND c.queue = n.queue AND c.partition = n.partition
+   ORDER BY c.tenant, c.queue, c.partition, c.consumer_group
+     FOR UPDATE OF c
+),
+mirrored AS (
+  UPDATE partition_consumers c SET last_seq = n.seq
+    FROM consumers k
+    JOIN newest n ON n.tenant = k.tenant AND n.queue = k.queue AND n.partition = k.partition
+   WHERE c.tenant = k.tenant AND c.queue = k.queue AND c.partition = k.partition AND c.consumer_group = k.consumer_group
 )
 ${s.result ?? 'SELECT * FROM appended'}`;
 
 /**
- * Appends frames to partitions that exist (ensurePartitions first where they may not). Must run
- * inside a transaction, which then holds the partitions until it ends.
+ * Appends frames to `partitions`, creating them first where missing (a timer may fire into a
+ * partition that only its schedule named). Must run inside a transaction, which then holds the
+ * partitions until it ends.
  */
 export async function append<R extends Record<string, unknown>>(
   tx: Queryable,
@@ -71,6 +100,13 @@ export async function append<R extends Record<string, unknown>>(
   source: FrameSource,
 ): Promise<R[]> {
   if (partitions.length === 0) return [];
+  for (const tenant of new Set(partitions.map((k) => k.tenant))) {
+    await ensurePartitions(
+      tx,
+      tenant,
+      partitions.filter((k) => k.tenant === tenant),
+    );
+  }
   await tx.query(LOCK_PARTITIONS_SQL, [
     partitions.map((k) => k.tenant),
     partitions.map((k) => k.queue),

@@ -5,7 +5,6 @@ import { bytesOf, isoSql } from '../../db/sql.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import { openStored } from '../../payload.ts';
-import { ensurePartitions } from '../queues.ts';
 import { append } from './append.ts';
 import type { Caller, LogDeps } from './deps.ts';
 
@@ -106,7 +105,6 @@ export async function replayDeadLetter(deps: LogDeps, caller: Caller, id: string
         { timerKey: row.timer_key },
       );
     }
-    await ensurePartitions(tx, tenant, [{ queue: row.queue, partition: row.partition }]);
     const messageId = randomUUID();
     const txn = randomUUID();
     await append(tx, [{ tenant, queue: row.queue, partition: row.partition }], {
@@ -116,6 +114,6 @@ export async function replayDeadLetter(deps: LogDeps, caller: Caller, id: string
     await tx.query(REMOVE_DEAD_LETTER_SQL, [tenant, id]);
     return { replayed: true as const, id, queue: row.queue, partition: row.partition, transactionId: txn, messageId };
   });
-  deps.notifier.messagesPushed(tenant, result.queue);
+  deps.notifier.messagesPushed(tenant, result.queue, [result.partition]);
   return result;
 }

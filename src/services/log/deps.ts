@@ -5,12 +5,17 @@ import type { Database } from '../../db/index.ts';
 import type { Notifier } from '../../notify.ts';
 import type { PayloadCipher } from '../../payload.ts';
 import type { TenantDirectory } from '../tenants.ts';
+import type { KnownGroups } from './groups.ts';
+import type { Waiters } from './waiters.ts';
 
 export interface LogDeps {
   db: Database;
   cipher: PayloadCipher | undefined;
   notifier: Notifier;
   tenants: TenantDirectory;
+  /** Long-polls waiting in memory (./waiters.ts). */
+  waiters: Waiters;
+  knownGroups: KnownGroups;
 }
 
 /** Who asks: the verified credential's tenant scopes every statement; sub is the producer. */

@@ -2,20 +2,29 @@
 // frames at once with autoAck), and long-polls when asked. The consumer model is described in
 // ./settle.ts.
 //
-// Every transaction is short: a long-poll waits between transactions, holding no connection
-// (embedded PGlite runs one transaction at a time).
+// Cost: a pop reads forward from its group's cursor. It picks a partition by walking the group's
+// partitions that have work (partition_consumers_ready: last_seq > cursor_seq), least recently
+// served first, skipping only those leased to other consumers; it reads the batch as one index
+// range after the cursor; it looks a frame's verdict up (a primary-key probe) only for frames at or
+// below delivered_seq, the highest seq ever handed to the group there. Nothing grows with the
+// group's history or with the partitions that have no work, and every statement runs under
+// INDEX_PLANS, so no plan depends on fresh statistics.
+//
+// A long-poll waits in memory (./waiters.ts): no transaction and no connection while it waits.
 import type { Frame } from '../../contract/log.ts';
-import { isoSql, bytesOf } from '../../db/sql.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
+import { bytesOf, isoSql } from '../../db/sql.ts';
+import { inTransaction, type Queryable } from '../../db/transaction.ts';
 import { openStored } from '../../payload.ts';
 import { queueConfig } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';
-import { settleBatch } from './settle.ts';
+import { registerGroup } from './groups.ts';
+import { advanceExpired } from './settle.ts';
 
-/** A notification is only a hint: a waiting pop re-checks the log at least this often. */
-export const POP_RECHECK_MS = 1_000;
 /** Payload bytes one pop hands out at most (the first frame always goes): 16 MiB. */
 export const POP_BATCH_BYTES = 16 * 1024 * 1024;
+/** Partitions one pop tries: one whose expired batch turns out fully settled has nothing left. */
+const PICK_ATTEMPTS = 3;
 
 export interface PopRequest {
   queue: string;
@@ -32,85 +41,103 @@ export interface PopDeps extends LogDeps {
   signal: AbortSignal;
 }
 
-/**
- * joinGroup — gives the group a cursor on each partition of the queue it has not seen yet. Cursor
- * 0: a new named group starts at the beginning of every partition (it sees the whole log).
- * $1 tenant, $2 queue, $3 group, $4 partition|null (all). Locks: new rows. Rows: 0..n.
- */
-const JOIN_GROUP_SQL = `
-INSERT INTO partition_consumers (tenant, queue, partition, consumer_group)
-SELECT p.tenant, p.queue, p.name, $3 FROM partitions p
- WHERE p.tenant = $1 AND p.queue = $2 AND ($4::text IS NULL OR p.name = $4)
-   AND NOT EXISTS (SELECT 1 FROM partition_consumers c
-                    WHERE c.tenant = p.tenant AND c.queue = p.queue AND c.partition = p.name AND c.consumer_group = $3)
-ON CONFLICT DO NOTHING`;
+const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.delivered_seq, c.last_seq, c.lease_id IS NOT NULL AS expired,
+  (SELECT p.id::text FROM partitions p WHERE p.tenant = c.tenant AND p.queue = c.queue AND p.name = c.partition) AS partition_id`;
 
 /**
- * pickPartition — one unleased (or lease-expired) partition with an unsettled frame after the
- * cursor, least recently served first (round-robin across partitions); a concurrent pop of the
- * same group skips it (SKIP LOCKED) and takes another partition.
- * $1 tenant, $2 queue, $3 group, $4 partition|null. Locks: one partition_consumers row.
- * Rows: 0 or 1.
+ * pickAny — the group's least recently served partition with work and no live lease; a concurrent
+ * pop of the group skips it (SKIP LOCKED) and takes the next.
+ * $1 tenant, $2 queue, $3 group. Locks: one partition_consumers row. Rows: 0 or 1.
+ * Walks partition_consumers_ready in updated_at order.
  */
-const PICK_PARTITION_SQL = `
-SELECT c.partition, c.cursor_seq, p.id::text AS partition_id
+export const PICK_ANY_SQL = `
+SELECT ${PICKED_COLUMNS}
   FROM partition_consumers c
-  JOIN partitions p ON p.tenant = c.tenant AND p.queue = c.queue AND p.name = c.partition
- WHERE c.tenant = $1 AND c.queue = $2 AND c.consumer_group = $3 AND ($4::text IS NULL OR c.partition = $4)
+ WHERE c.tenant = $1 AND c.queue = $2 AND c.consumer_group = $3 AND c.last_seq > c.cursor_seq
    AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= now())
-   AND EXISTS (
-     SELECT 1 FROM messages m
-      WHERE m.tenant = c.tenant AND m.queue = c.queue AND m.partition = c.partition AND m.seq > c.cursor_seq
-        AND NOT EXISTS (SELECT 1 FROM message_deliveries d
-                         WHERE d.tenant = m.tenant AND d.consumer_group = c.consumer_group AND d.message_seq = m.seq
-                           AND d.status <> 'failed'))
- ORDER BY c.updated_at, c.partition
+ ORDER BY c.updated_at
  LIMIT 1
    FOR UPDATE OF c SKIP LOCKED`;
 
 /**
- * readBatch — the first unsettled frames after the cursor, in seq order (failed ones come back in
- * their place, so order survives a retry). It also stops at POP_BATCH_BYTES of payload (always at
- * least one frame): a response carries each payload twice (base64 and data), and one too large to
- * serialise would fail after the lease was taken, again and again.
- * $1 tenant, $2 queue, $3 partition, $4 group, $5 cursor, $6 batch size, $7 byte budget.
- * Locks: none. Rows: 1..batch.
+ * pickOne — the named partition, when it has work for the group and no live lease.
+ * $1 tenant, $2 queue, $3 group, $4 partition. Locks: its partition_consumers row. Rows: 0 or 1.
  */
-const READ_BATCH_SQL = `
-SELECT seq, id, transaction_id, payload, encrypted, producer_sub, created_at FROM (
-  SELECT m.seq, m.id::text AS id, m.transaction_id, m.payload, m.encrypted, m.producer_sub,
-         ${isoSql('m.created_at')} AS created_at,
-         sum(octet_length(m.payload)) OVER (ORDER BY m.seq) - octet_length(m.payload) AS bytes_before
-    FROM messages m
-   WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq > $5
-     AND NOT EXISTS (SELECT 1 FROM message_deliveries d
-                      WHERE d.tenant = m.tenant AND d.consumer_group = $4 AND d.message_seq = m.seq AND d.status <> 'failed')
-   ORDER BY m.seq
-   LIMIT $6) b
- WHERE b.bytes_before < $7
+export const PICK_ONE_SQL = `
+SELECT ${PICKED_COLUMNS}
+  FROM partition_consumers c
+ WHERE c.tenant = $1 AND c.queue = $2 AND c.partition = $4 AND c.consumer_group = $3 AND c.last_seq > c.cursor_seq
+   AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= now())
+   FOR UPDATE OF c SKIP LOCKED`;
+
+/**
+ * readBatch — the first frames after the cursor, in seq order, without those the group already
+ * settled (a batch settled with a failed frame leaves its later frames completed past the cursor;
+ * failed ones come back in their place, so order survives a retry). A verdict is looked up only at
+ * or below delivered_seq. The batch also stops at POP_BATCH_BYTES of payload (always at least one
+ * frame): a response carries each payload twice (base64 and data), and one too large to serialise
+ * would fail after the lease was taken, again and again.
+ * $1 tenant, $2 queue, $3 partition, $4 group, $5 cursor, $6 delivered_seq, $7 batch size,
+ * $8 byte budget. Locks: none. Rows: 0..batch.
+ */
+export const READ_BATCH_SQL = `
+SELECT seq, id, transaction_id, payload, encrypted, producer_sub, created_at, verdict FROM (
+  SELECT f.*, sum(octet_length(f.payload)) OVER (ORDER BY f.seq) - octet_length(f.payload) AS bytes_before
+    FROM (SELECT m.seq, m.id::text AS id, m.transaction_id, m.payload, m.encrypted, m.producer_sub,
+                 ${isoSql('m.created_at')} AS created_at,
+                 CASE WHEN m.seq <= $6 THEN
+                   (SELECT d.status FROM message_deliveries d
+                     WHERE d.tenant = m.tenant AND d.consumer_group = $4 AND d.message_seq = m.seq)
+                 END AS verdict
+            FROM messages m
+           WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq > $5
+           ORDER BY m.seq
+           LIMIT $7) f
+   WHERE f.verdict IS NULL OR f.verdict = 'failed') b
+ WHERE b.bytes_before < $8
  ORDER BY seq`;
 
 /**
- * completeAll — autoAck: the frames are completed as they are handed out; no lease is taken.
- * $1 tenant, $2 group, $3 seqs. Locks: the delivery rows. Rows: one per frame.
- */
-const COMPLETE_ALL_SQL = `
-INSERT INTO message_deliveries (tenant, consumer_group, message_seq, status)
-SELECT $1, $2, unnest($3::bigint[]), 'completed'
-ON CONFLICT (tenant, consumer_group, message_seq)
-DO UPDATE SET status = 'completed', lease_id = NULL, updated_at = now()`;
-
-/**
  * leasePartition — leases the partition to this consumer for the queue's leaseTime, on
- * PostgreSQL's clock. $1 tenant, $2 queue, $3 partition, $4 group, $5 lease seconds, $6 batch end
- * seq. Locks: the consumer row (already held). Rows: 1.
+ * PostgreSQL's clock, for the frames up to the batch's end.
+ * $1 tenant, $2 queue, $3 partition, $4 group, $5 lease seconds, $6 batch end seq.
+ * Locks: the consumer row (already held). Rows: 1.
  */
 const LEASE_PARTITION_SQL = `
 UPDATE partition_consumers
    SET lease_id = gen_random_uuid(), lease_expires_at = now() + make_interval(secs => $5::integer),
-       batch_end_seq = $6, updated_at = now()
+       batch_end_seq = $6, delivered_seq = greatest(delivered_seq, $6), updated_at = now()
  WHERE tenant = $1 AND queue = $2 AND partition = $3 AND consumer_group = $4
 RETURNING lease_id::text AS lease_id`;
+
+/**
+ * completeBatch — autoAck: the frames are completed as they are handed out, by moving the cursor
+ * past the batch (every frame up to its end is now settled); no lease, no delivery rows.
+ * $1 tenant, $2 queue, $3 partition, $4 group, $5 batch end seq.
+ * Locks: the consumer row (already held). Rows: 1.
+ */
+const COMPLETE_BATCH_SQL = `
+UPDATE partition_consumers
+   SET cursor_seq = $5, delivered_seq = greatest(delivered_seq, $5), updated_at = now()
+ WHERE tenant = $1 AND queue = $2 AND partition = $3 AND consumer_group = $4`;
+
+/**
+ * completeRetried — autoAck of frames a consumer had failed: their verdict becomes completed, so
+ * an ack repeated later answers what happened. $1 tenant, $2 group, $3 seqs.
+ * Locks: those delivery rows. Rows: one per such frame.
+ */
+const COMPLETE_RETRIED_SQL = `
+UPDATE message_deliveries SET status = 'completed', lease_id = NULL, updated_at = now()
+ WHERE tenant = $1 AND consumer_group = $2 AND message_seq = ANY($3::bigint[]) AND status = 'failed'`;
+
+interface Picked {
+  partition: string;
+  cursor_seq: number;
+  delivered_seq: number;
+  last_seq: number;
+  expired: boolean;
+  partition_id: string;
+}
 
 interface FrameRow {
   seq: number;
@@ -120,110 +147,126 @@ interface FrameRow {
   encrypted: boolean;
   producer_sub: string;
   created_at: string;
+  verdict: string | null;
 }
 
 /**
- * Pops one batch, long-polling when asked. The wait happens between transactions: a listener
- * for pushes to this tenant's queue is armed before the first look, so a push that lands between
- * a look and the wait is never missed, and the log is re-checked every POP_RECHECK_MS anyway
- * (a notification is only a hint; leases also expire without one).
+ * Pops one batch, long-polling when asked. The waiter is armed before the first look, so frames
+ * that arrive between a look and the wait wake it; a periodic probe covers what arrives without
+ * an event (a lease that expired).
  */
 export async function pop(deps: PopDeps, caller: Caller, req: PopRequest): Promise<Frame[]> {
   const { tenant } = caller;
-  if (!req.wait) return popOnce(deps, tenant, req);
-  let signalled: boolean;
-  let wake: (() => void) | undefined;
-  const off = deps.notifier.onMessages((e) => {
-    if (e.tenant !== tenant || e.queue !== req.queue) return;
-    signalled = true;
-    wake?.();
-  });
-  // A draining broker answers its long-polls at once (204) rather than lease frames to
-  // connections it is about to close.
-  const offDrain = deps.notifier.onDrain(() => wake?.());
-  const onGone = () => wake?.();
-  deps.signal.addEventListener('abort', onGone);
+  if (!req.wait) return (await popOnce(deps, tenant, req)).frames;
+  const waiter = deps.waiters.arm({ tenant, queue: req.queue, group: req.consumerGroup, partition: req.partition });
   const deadline = Date.now() + req.timeoutMs;
   try {
     for (;;) {
-      signalled = false;
       // The caller hung up: take no lease on its behalf.
       if (deps.signal.aborted) return [];
-      const frames = await popOnce(deps, tenant, req);
+      waiter.signalled = false;
+      const { frames, more } = await popOnce(deps, tenant, req);
+      if (frames.length > 0) {
+        // autoAck left the partition free with frames in it: another waiter can take them now.
+        if (more) deps.waiters.poke(tenant, req.queue, req.consumerGroup);
+        return frames;
+      }
       const remaining = deadline - Date.now();
-      if (frames.length > 0 || remaining <= 0 || deps.notifier.draining) return frames;
-      if (signalled) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(remaining, POP_RECHECK_MS));
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
+      if (remaining <= 0 || deps.waiters.draining) return [];
+      if (waiter.signalled) continue;
+      await waiter.sleep(remaining, deps.signal);
     }
   } finally {
-    off();
-    offDrain();
-    deps.signal.removeEventListener('abort', onGone);
+    waiter.disarm();
   }
 }
 
-async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<Frame[]> {
+interface Taken {
+  frames: Frame[];
+  /** autoAck left frames after the batch in a partition that is free for the group. */
+  more: boolean;
+}
+
+const NOTHING: Taken = { frames: [], more: false };
+
+async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<Taken> {
   const group = req.consumerGroup;
-  const partitionFilter = req.partition ?? null;
-  return inTransaction(deps.db.pool, async (tx) => {
-    await tx.query(JOIN_GROUP_SQL, [tenant, req.queue, group, partitionFilter]);
-    const picked = await tx.query<{ partition: string; cursor_seq: number; partition_id: string }>(PICK_PARTITION_SQL, [
+  const known = deps.knownGroups.has(tenant, req.queue, group);
+  const taken = await inTransaction(
+    deps.db.pool,
+    async (tx) => {
+      if (!known) await registerGroup(tx, tenant, req.queue, group);
+      for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
+        const picked = await pick(tx, tenant, req);
+        if (!picked) return NOTHING;
+        const batch = await takeBatch(deps, tx, tenant, req, picked);
+        if (batch.frames.length > 0) return batch;
+      }
+      return NOTHING;
+    },
+    { setup: setLocal(INDEX_PLANS) },
+  );
+  if (!known) deps.knownGroups.add(tenant, req.queue, group);
+  return taken;
+}
+
+async function pick(tx: Queryable, tenant: string, req: PopRequest): Promise<Picked | undefined> {
+  const r =
+    req.partition === undefined
+      ? await tx.query<Picked>(PICK_ANY_SQL, [tenant, req.queue, req.consumerGroup])
+      : await tx.query<Picked>(PICK_ONE_SQL, [tenant, req.queue, req.consumerGroup, req.partition]);
+  return r.rows[0];
+}
+
+/** Reads and leases (or completes) the picked partition's next batch; empty when it has none left. */
+async function takeBatch(deps: LogDeps, tx: Queryable, tenant: string, req: PopRequest, picked: Picked): Promise<Taken> {
+  const group = req.consumerGroup;
+  const at = { tenant, queue: req.queue, partition: picked.partition, group };
+  // An expired lease: its batch's settled head is done; the rest is redelivered from the cursor.
+  const cursor = picked.expired ? await advanceExpired(tx, at) : Number(picked.cursor_seq);
+  const batch = await tx.query<FrameRow>(READ_BATCH_SQL, [
+    tenant,
+    req.queue,
+    picked.partition,
+    group,
+    cursor,
+    Number(picked.delivered_seq),
+    req.batch,
+    POP_BATCH_BYTES,
+  ]);
+  if (batch.rows.length === 0) return NOTHING;
+  const batchEnd = Number(batch.rows[batch.rows.length - 1].seq);
+  let leaseId: string | null = null;
+  if (req.autoAck) {
+    await tx.query(COMPLETE_BATCH_SQL, [tenant, req.queue, picked.partition, group, batchEnd]);
+    const retried = batch.rows.filter((r) => r.verdict === 'failed').map((r) => Number(r.seq));
+    if (retried.length > 0) await tx.query(COMPLETE_RETRIED_SQL, [tenant, group, retried]);
+  } else {
+    const { leaseTimeSeconds } = await queueConfig(tx, tenant, req.queue);
+    const leased = await tx.query<{ lease_id: string }>(LEASE_PARTITION_SQL, [
       tenant,
       req.queue,
+      picked.partition,
       group,
-      partitionFilter,
+      leaseTimeSeconds,
+      batchEnd,
     ]);
-    const target = picked.rows[0];
-    if (!target) return [];
-    const batch = await tx.query<FrameRow>(READ_BATCH_SQL, [
-      tenant,
-      req.queue,
-      target.partition,
-      group,
-      Number(target.cursor_seq),
-      req.batch,
-      POP_BATCH_BYTES,
-    ]);
-    const seqs = batch.rows.map((r) => Number(r.seq));
-    const batchEnd = seqs[seqs.length - 1];
-    let leaseId: string | null = null;
-    if (req.autoAck) {
-      await tx.query(COMPLETE_ALL_SQL, [tenant, group, seqs]);
-      await settleBatch(tx, { tenant, queue: req.queue, partition: target.partition, group, batchEnd, leaseId: null });
-    } else {
-      const { leaseTimeSeconds } = await queueConfig(tx, tenant, req.queue);
-      const leased = await tx.query<{ lease_id: string }>(LEASE_PARTITION_SQL, [
-        tenant,
-        req.queue,
-        target.partition,
-        group,
-        leaseTimeSeconds,
-        batchEnd,
-      ]);
-      leaseId = leased.rows[0].lease_id;
-    }
-    const frames: Frame[] = [];
-    for (const row of batch.rows) {
-      frames.push({
-        id: row.id,
-        transactionId: row.transaction_id,
-        partitionId: target.partition_id,
-        partition: target.partition,
-        queue: req.queue,
-        consumerGroup: group,
-        leaseId,
-        producerSub: row.producer_sub,
-        createdAt: row.created_at,
-        ...(await openStored(deps.cipher, bytesOf(row.payload), row.encrypted)),
-      });
-    }
-    return frames;
-  });
+    leaseId = leased.rows[0].lease_id;
+  }
+  const frames: Frame[] = [];
+  for (const row of batch.rows) {
+    frames.push({
+      id: row.id,
+      transactionId: row.transaction_id,
+      partitionId: picked.partition_id,
+      partition: picked.partition,
+      queue: req.queue,
+      consumerGroup: group,
+      leaseId,
+      producerSub: row.producer_sub,
+      createdAt: row.created_at,
+      ...(await openStored(deps.cipher, bytesOf(row.payload), row.encrypted)),
+    });
+  }
+  return { frames, more: req.autoAck && batchEnd < Number(picked.last_seq) };
 }

@@ -5,7 +5,7 @@ import { DEFAULT_PARTITION } from '../../contract/common.ts';
 import type { PushItem, PushResult } from '../../contract/log.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
-import { encryptingQueues, encryptionUnavailable, ensurePartitions } from '../queues.ts';
+import { encryptingQueues, encryptionUnavailable } from '../queues.ts';
 import { append } from './append.ts';
 import type { Caller, LogDeps } from './deps.ts';
 
@@ -54,7 +54,6 @@ export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Pr
     );
   }
   const results = await inTransaction(deps.db.pool, async (tx) => {
-    await ensurePartitions(tx, tenant, rows);
     const encrypting = await encryptingQueues(tx, tenant, [...new Set(rows.map((r) => r.queue))]);
     for (const r of rows) {
       if (!encrypting.has(r.queue)) continue;
@@ -98,7 +97,13 @@ export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Pr
       return { index, transaction_id: r.txn, status: 'duplicate', message_id: id };
     });
   });
-  const woken = new Set(rows.filter((_, i) => results[i].status === 'queued').map((r) => r.queue));
-  for (const queue of woken) deps.notifier.messagesPushed(tenant, queue);
+  const queued = rows.filter((_, i) => results[i].status === 'queued');
+  for (const queue of new Set(queued.map((r) => r.queue))) {
+    deps.notifier.messagesPushed(
+      tenant,
+      queue,
+      queued.filter((r) => r.queue === queue).map((r) => r.partition),
+    );
+  }
   return results;
 }

@@ -1,57 +1,107 @@
-// settleBatch — releases a partition's lease once its popped batch is settled, moving the cursor.
+// Settling a partition's popped batch: moving the group's cursor and releasing its lease.
 //
-// The log's consumer model, on the tables of the init migration:
+// The log's consumer model, on the tables of the migrations:
 //  - `messages` is the log. `seq` orders a partition's frames (FIFO); frames are never updated.
 //  - `partition_consumers` holds, per (partition, consumer group), the cursor (every frame with
 //    seq <= cursor_seq is settled for the group) and the partition lease: a pop leases the
 //    partition to one consumer of the group for the queue's leaseTime and records the batch's
 //    last seq in batch_end_seq. While the lease is live, other consumers of the group skip the
 //    partition — that is how `__QUEUE_MODE__` (competing consumers) keeps per-partition order.
+//    last_seq (the partition's newest frame) and delivered_seq (the highest seq ever handed out)
+//    bound where a pop looks (./pop.ts).
 //  - `message_deliveries` holds each frame's verdict per group: completed, failed (to be
 //    redelivered; retry_count counts failures) or dlq, and the lease it was recorded under.
+//    autoAck writes none: its frames are settled by the cursor passing them.
 //  - A batch is settled when each of its frames is completed, dead-lettered, or failed under
 //    this lease; then the cursor moves past the leading settled run (a failed frame stops it, so
-//    it is redelivered first, in order) and the lease is released.
+//    it is redelivered first, in order) and the lease is released. When the lease expires first,
+//    the next pop of the partition moves the cursor past the leading settled run the same way.
+//
+// Verdicts are looked up by scalar subqueries (primary-key probes), never by a join the planner
+// could turn into a scan of the group's whole history; the range looked at is one batch.
 import type { Queryable } from '../../db/transaction.ts';
 
-/**
- * settleBatch — $1 tenant, $2 queue, $3 partition, $4 group, $5 batch end seq, $6 lease id|null
- * (null: the autoAck path, no lease to match).
- * Locks: the consumer row (the caller already holds it).
- * Rows: 1 when the batch is settled (cursor moved, lease released), else 0.
- */
-const SETTLE_BATCH_SQL = `
-UPDATE partition_consumers c
-SET cursor_seq = COALESCE(
-      (SELECT min(m.seq) - 1 FROM messages m
-        WHERE m.tenant = c.tenant AND m.queue = c.queue AND m.partition = c.partition
-          AND m.seq > c.cursor_seq AND m.seq <= $5
-          AND NOT EXISTS (SELECT 1 FROM message_deliveries d
-                           WHERE d.tenant = m.tenant AND d.consumer_group = c.consumer_group
-                             AND d.message_seq = m.seq AND d.status <> 'failed')),
-      $5),
-    lease_id = NULL, lease_expires_at = NULL, batch_end_seq = NULL, updated_at = now()
-WHERE c.tenant = $1 AND c.queue = $2 AND c.partition = $3 AND c.consumer_group = $4
-  AND NOT EXISTS (
-    SELECT 1 FROM messages m
-     WHERE m.tenant = c.tenant AND m.queue = c.queue AND m.partition = c.partition
-       AND m.seq > c.cursor_seq AND m.seq <= $5
-       AND NOT EXISTS (SELECT 1 FROM message_deliveries d
-                        WHERE d.tenant = m.tenant AND d.consumer_group = c.consumer_group AND d.message_seq = m.seq
-                          AND (d.status <> 'failed' OR d.lease_id = $6::uuid)))
-RETURNING 1`;
+/** A frame's verdict for the consumer row `c`'s group, as a scalar subquery over `m`. */
+const VERDICT = `(SELECT d.status FROM message_deliveries d
+                   WHERE d.tenant = c.tenant AND d.consumer_group = c.consumer_group AND d.message_seq = m.seq)`;
 
-export interface Batch {
+/** The new cursor: just before the batch's first frame not completed or dead-lettered, else its end. */
+const CURSOR_AFTER_BATCH = `coalesce(
+  (SELECT min(m.seq) - 1 FROM messages m
+    WHERE m.tenant = c.tenant AND m.queue = c.queue AND m.partition = c.partition
+      AND m.seq > c.cursor_seq AND m.seq <= c.batch_end_seq
+      AND coalesce(${VERDICT}, 'failed') = 'failed'),
+  c.batch_end_seq)`;
+
+/**
+ * advanceExpired — the batch of an expired lease: the cursor moves past its leading settled frames
+ * and the lease is cleared. $1 tenant, $2 queue, $3 partition, $4 group.
+ * Locks: the consumer row (the caller holds it). Rows: 1, the new cursor.
+ */
+export const ADVANCE_EXPIRED_SQL = `
+UPDATE partition_consumers c
+   SET cursor_seq = ${CURSOR_AFTER_BATCH}, lease_id = NULL, lease_expires_at = NULL, batch_end_seq = NULL
+ WHERE c.tenant = $1 AND c.queue = $2 AND c.partition = $3 AND c.consumer_group = $4
+RETURNING c.cursor_seq`;
+
+/**
+ * settleBatches — for each (queue, partition, group, lease) given: when every frame of the leased
+ * batch is completed, dead-lettered or failed under that lease, moves the cursor and releases the
+ * lease. $1 tenant, $2 queues, $3 partitions, $4 groups, $5 lease ids (parallel).
+ * Locks: the consumer rows (the caller holds them). Rows: one per released lease.
+ */
+export const SETTLE_BATCHES_SQL = `
+UPDATE partition_consumers c
+   SET cursor_seq = ${CURSOR_AFTER_BATCH},
+       lease_id = NULL, lease_expires_at = NULL, batch_end_seq = NULL, updated_at = now()
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::uuid[]) AS k(queue, partition, grp, lease)
+ WHERE c.tenant = $1 AND c.queue = k.queue AND c.partition = k.partition AND c.consumer_group = k.grp
+   AND c.lease_id = k.lease
+   AND (SELECT min(m.seq) FROM messages m
+         WHERE m.tenant = c.tenant AND m.queue = c.queue AND m.partition = c.partition
+           AND m.seq > c.cursor_seq AND m.seq <= c.batch_end_seq
+           AND NOT coalesce((SELECT d.status <> 'failed' OR d.lease_id = k.lease FROM message_deliveries d
+                              WHERE d.tenant = c.tenant AND d.consumer_group = c.consumer_group AND d.message_seq = m.seq),
+                            false)) IS NULL
+RETURNING c.queue, c.partition, c.consumer_group, c.cursor_seq < c.last_seq AS more`;
+
+export interface ConsumerAt {
   tenant: string;
   queue: string;
   partition: string;
   group: string;
-  batchEnd: number;
-  leaseId: string | null;
 }
 
-/** Returns whether the lease was released (the batch is settled). */
-export async function settleBatch(tx: Queryable, b: Batch): Promise<boolean> {
-  const r = await tx.query(SETTLE_BATCH_SQL, [b.tenant, b.queue, b.partition, b.group, b.batchEnd, b.leaseId]);
-  return r.rows.length > 0;
+/** Moves an expired batch's cursor past its settled head and clears the lease; returns the cursor. */
+export async function advanceExpired(tx: Queryable, at: ConsumerAt): Promise<number> {
+  const r = await tx.query<{ cursor_seq: number }>(ADVANCE_EXPIRED_SQL, [at.tenant, at.queue, at.partition, at.group]);
+  return Number(r.rows[0].cursor_seq);
+}
+
+export interface LeasedBatch {
+  queue: string;
+  partition: string;
+  group: string;
+  leaseId: string;
+}
+
+export interface Released {
+  queue: string;
+  partition: string;
+  group: string;
+  /** Frames remain after the new cursor (a failed frame to redeliver, or newer frames). */
+  more: boolean;
+}
+
+/** Settles every given batch that is fully judged; returns the leases released. */
+export async function settleBatches(tx: Queryable, tenant: string, batches: LeasedBatch[]): Promise<Released[]> {
+  if (batches.length === 0) return [];
+  const r = await tx.query<{ queue: string; partition: string; consumer_group: string; more: boolean }>(SETTLE_BATCHES_SQL, [
+    tenant,
+    batches.map((b) => b.queue),
+    batches.map((b) => b.partition),
+    batches.map((b) => b.group),
+    batches.map((b) => b.leaseId),
+  ]);
+  return r.rows.map((row) => ({ queue: row.queue, partition: row.partition, group: row.consumer_group, more: row.more }));
 }

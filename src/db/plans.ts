@@ -1,0 +1,22 @@
+// Planner settings for statements whose plan must not depend on statistics. Each setting works by
+// adding disable_cost to the plans it rules out, so what is left is the index-driven plan the
+// statement was written for, from the first run on a table analysed while empty (embedded PGlite
+// never analyses by itself) to one with millions of rows. jit is off with them: a plan carrying
+// disable_cost crosses jit_above_cost, and JIT compilation costs more than these statements run
+// (docs/measurements.md).
+
+/** For statements that look rows up by key or walk one index range: no scans of whole tables. */
+export const INDEX_PLANS = {
+  enable_seqscan: 'off',
+  enable_bitmapscan: 'off',
+  enable_hashjoin: 'off',
+  enable_mergejoin: 'off',
+  enable_sort: 'off',
+  jit: 'off',
+} as const;
+
+/** The settings as `SET LOCAL …` statements, for the transaction runner's setup. */
+export const setLocal = (settings: Readonly<Record<string, string>>) =>
+  Object.entries(settings)
+    .map(([k, v]) => `SET LOCAL ${k} = ${v}`)
+    .join('; ');

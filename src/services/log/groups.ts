@@ -1,0 +1,58 @@
+// Consumer groups: a group has a cursor row on every partition of its queue. The rows are made when
+// the group first pops on the queue (here) and when a partition is created (src/services/queues.ts),
+// so a pop finds the partitions with work for its group through one index, whatever the number of
+// partitions nobody consumed yet.
+import type { Queryable } from '../../db/transaction.ts';
+import { LOCK_QUEUES_SQL } from '../queues.ts';
+
+/** addGroup — $1 tenant, $2 queue, $3 group. Locks: the new row. Rows: 1 when new, else 0. */
+const ADD_GROUP_SQL = `
+INSERT INTO consumer_groups (tenant, queue, consumer_group) VALUES ($1, $2, $3)
+ON CONFLICT DO NOTHING
+RETURNING 1`;
+
+/** ensureQueue — $1 tenant, $2 queue. Locks: the new row only. Rows: 0 or 1. */
+const ENSURE_QUEUE_SQL = 'INSERT INTO queues (tenant, name) VALUES ($1, $2) ON CONFLICT (tenant, name) DO NOTHING';
+
+/**
+ * joinPartitions — $1 tenant, $2 queue, $3 group. A cursor at 0 on every partition of the queue:
+ * a new group starts at the beginning of the log.
+ * Locks: the new rows, and each partition FOR SHARE, in name order: an append in flight holds its
+ * partition until it commits, so the last_seq copied here is never older than a frame that
+ * commits after this statement's snapshot — nor is this row invisible to that append's mirror.
+ * Rows: one per partition.
+ */
+const JOIN_PARTITIONS_SQL = `
+INSERT INTO partition_consumers (tenant, queue, partition, consumer_group, last_seq)
+SELECT p.tenant, p.queue, p.name, $3, p.last_seq FROM partitions p WHERE p.tenant = $1 AND p.queue = $2
+ ORDER BY p.name
+   FOR SHARE OF p
+ON CONFLICT DO NOTHING`;
+
+/** The groups this broker has seen registered, so that a pop pays the registration once. */
+export class KnownGroups {
+  private readonly known = new Set<string>();
+  private static readonly MAX = 100_000;
+
+  has(tenant: string, queue: string, group: string): boolean {
+    return this.known.has(`${tenant}\u0000${queue}\u0000${group}`);
+  }
+
+  add(tenant: string, queue: string, group: string): void {
+    if (this.known.size >= KnownGroups.MAX) this.known.clear();
+    this.known.add(`${tenant}\u0000${queue}\u0000${group}`);
+  }
+}
+
+/**
+ * Registers the group on the queue if it is new: its row, then (under the queue lock, see
+ * LOCK_QUEUES_SQL) a cursor on every partition. A registration in flight elsewhere makes the
+ * first statement wait for it, so on return the group's rows exist either way.
+ */
+export async function registerGroup(tx: Queryable, tenant: string, queue: string, group: string): Promise<void> {
+  await tx.query(ENSURE_QUEUE_SQL, [tenant, queue]);
+  const added = await tx.query(ADD_GROUP_SQL, [tenant, queue, group]);
+  if (added.rows.length === 0) return;
+  await tx.query(LOCK_QUEUES_SQL, [tenant, [queue]]);
+  await tx.query(JOIN_PARTITIONS_SQL, [tenant, queue, group]);
+}
