@@ -8,6 +8,10 @@
 //              keeps `waiters` long-polls open for holdMs; a waiter that receives a frame
 //              records now − frame.data.sentAt (the pusher's clock is this machine's too)
 //   backlog  { url, token, queue, batch, group, limitMs }                       → { first, last, batches, errors }
+//   schedule { url, token, perSecond, seconds, prefix }                         → { times }
+//              single-op POST /api/v1/timers at a steady rate, each timed
+//   pings    { url, token, queue, count, gapMs }                                → { sent }
+//              one-frame pushes carrying { sentAt } for the idle job's waiters to time
 //              pops and acks one partition to the end, timing each pop
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -119,7 +123,42 @@ async function backlog() {
   return { first: times[0], last: times[times.length - 1], batches: times.length, errors };
 }
 
-const jobs = { push, drain, idle, backlog };
+/** Single-op schedules at `perSecond` for `seconds`, each timed from send to answer. */
+async function schedule() {
+  const { perSecond, seconds, prefix } = job;
+  const times = [];
+  const inflight = [];
+  const started = performance.now();
+  for (let i = 0; i < perSecond * seconds; i++) {
+    const wait = started + (i * 1000) / perSecond - performance.now();
+    if (wait > 0) await sleep(wait);
+    inflight.push(
+      (async () => {
+        const s = performance.now();
+        const r = await call('POST', '/api/v1/timers', {
+          operations: [{ op: 'schedule', queue: 'later', timerKey: `${prefix}${i}`, delayMs: 3_600_000, payload: 'e30=' }],
+        });
+        if (r.status !== 200) throw new Error(`schedule → ${r.status}`);
+        times.push(performance.now() - s);
+      })(),
+    );
+  }
+  await Promise.all(inflight);
+  return { times };
+}
+
+/** One frame at a time to `queue`, `gapMs` apart, each carrying the instant it was sent. */
+async function pings() {
+  const { queue, count, gapMs } = job;
+  for (let i = 0; i < count; i++) {
+    const r = await call('POST', '/api/v1/push', { items: [{ queue, payload: { sentAt: Date.now() } }] });
+    if (r.status !== 201) throw new Error(`push → ${r.status}`);
+    await sleep(gapMs);
+  }
+  return { sent: count };
+}
+
+const jobs = { push, drain, idle, backlog, schedule, pings };
 jobs[job.kind]().then(
   (result) => {
     process.stdout.write(JSON.stringify(result) + '\n');

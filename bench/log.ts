@@ -147,41 +147,19 @@ export async function measureLog(ctx: LogBenchContext) {
 
   // --- 1,000 idle long-polls ------------------------------------------------------------------
   await resetLog(sql);
-  const scheduleLatency = async (seconds: number) => {
-    const times: number[] = [];
-    const inflight: Promise<void>[] = [];
-    const started = Date.now();
-    for (let i = 0; i < seconds * 200; i++) {
-      const wait = started + i * 5 - Date.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      inflight.push(
-        (async () => {
-          const s = performance.now();
-          const r = await call('POST', '/api/v1/timers', {
-            operations: [{ op: 'schedule', queue: 'later', timerKey: `k${i}`, delayMs: 3_600_000, payload: 'e30=' }],
-          });
-          if (r.status !== 200) throw new Error(`schedule → ${r.status}`);
-          times.push(performance.now() - s);
-        })(),
-      );
-    }
-    await Promise.all(inflight);
-    return percentiles(times);
-  };
-  const without = await scheduleLatency(10);
+  const scheduleLatency = async (prefix: string) =>
+    percentiles((await client({ kind: 'schedule', url, token, perSecond: 200, seconds: 10, prefix })).times);
+  const without = await scheduleLatency('a');
   const waiters = 1000;
-  const idle = client({ kind: 'idle', url, token, queue: 'idle', waiters, holdMs: 33_000 });
+  const idle = client({ kind: 'idle', url, token, queue: 'idle', waiters, holdMs: 35_000 });
   await new Promise((r) => setTimeout(r, 3_000));
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
   await new Promise((r) => setTimeout(r, 10_000));
   const cpu = process.cpuUsage(cpu0);
   const coreShare = (cpu.user + cpu.system) / 1000 / (performance.now() - wall0);
-  const withWaiters = await scheduleLatency(10);
-  for (let i = 0; i < 100; i++) {
-    await call('POST', '/api/v1/push', { items: [{ queue: 'idle', payload: { sentAt: Date.now() } }] });
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const withWaiters = await scheduleLatency('b');
+  await client({ kind: 'pings', url, token, queue: 'idle', count: 100, gapMs: 50 });
   const idled = await idle;
   emit({
     measure: 'logIdle',

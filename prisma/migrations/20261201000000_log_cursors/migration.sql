@@ -37,6 +37,10 @@ SELECT p.tenant, p.queue, p.name, g.consumer_group, p.last_seq
   FROM partitions p JOIN consumer_groups g ON g.tenant = p.tenant AND g.queue = p.queue
 ON CONFLICT DO NOTHING;
 
+-- An ack names its frame by partition id: a unique index on the id alone lets the planner know it
+-- is unique whatever the statistics say (a composite (tenant, id) key does not).
+CREATE UNIQUE INDEX partitions_id ON partitions (id);
+
 -- A group's partitions with work, least recently served first: the pop's pick walks this index
 -- and skips only partitions leased to other consumers of the group.
 CREATE INDEX partition_consumers_ready ON partition_consumers (tenant, queue, consumer_group, updated_at)

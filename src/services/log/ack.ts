@@ -36,41 +36,73 @@ export interface AckOutcome {
 }
 
 /**
- * findFrames — the frames named by (partitionId, transactionId), in the caller's tenant.
- * $1 tenant, $2 partition ids, $3 txns (parallel). Locks: none. Rows: one per item found (ord is
- * the item's 1-based position).
+ * findPartitions — the partitions named by id in the caller's tenant (partitions_id: unique on
+ * the id alone, so the planner knows a probe finds one row whatever the statistics say).
+ * $1 tenant, $2 partition ids. Locks: none. Rows: one per partition found.
+ */
+export const FIND_PARTITIONS_SQL = `
+SELECT i.pid::text AS id, p.queue, p.name
+  FROM unnest($2::uuid[]) AS i(pid)
+ CROSS JOIN LATERAL (SELECT p.queue, p.name FROM partitions p WHERE p.id = i.pid AND p.tenant = $1 LIMIT 1) p`;
+
+/**
+ * batchFrames — the frames of live leased batches: for each (queue, partition, cursor, batch end)
+ * one index range of at most one batch. An ack names its frame by txn; matching the txns against
+ * these in memory keeps the lookup bounded by the batch, where a per-item probe by txn may walk
+ * the whole partition (without statistics the planner rates messages_partition_seq as cheap as
+ * the txn's unique key).
+ * $1 tenant, $2 queues, $3 partitions, $4 cursors, $5 batch ends (parallel). Locks: none.
+ * Rows: one per frame in those ranges. (OFFSET 0 keeps the range a subquery run per range, which
+ * the planner would otherwise flatten into a join free to scan the table.)
+ */
+export const BATCH_FRAMES_SQL = `
+SELECT k.queue, k.partition, m.seq, m.transaction_id
+  FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS k(queue, partition, cursor_seq, end_seq)
+ CROSS JOIN LATERAL (SELECT m.seq, m.transaction_id FROM messages m
+                      WHERE m.tenant = $1 AND m.queue = k.queue AND m.partition = k.partition
+                        AND m.seq > k.cursor_seq AND m.seq <= k.end_seq
+                     OFFSET 0) m`;
+
+/**
+ * findFrames — frames by (queue, partition, txn): the acks that named no frame of a live batch
+ * (a repeated or late ack: the rare path). $1 tenant, $2 queues, $3 partitions, $4 txns
+ * (parallel). Locks: none. Rows: one per frame found.
  */
 export const FIND_FRAMES_SQL = `
-SELECT i.ord::int AS ord, m.seq, m.queue, m.partition
-  FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS i(pid, txn, ord)
-  JOIN partitions p ON p.tenant = $1 AND p.id = i.pid
-  JOIN messages m ON m.tenant = $1 AND m.queue = p.queue AND m.partition = p.name AND m.transaction_id = i.txn`;
+SELECT k.queue, k.partition, m.seq, m.transaction_id
+  FROM unnest($2::text[], $3::text[], $4::text[]) AS k(queue, partition, txn)
+ CROSS JOIN LATERAL (SELECT m.seq, m.transaction_id FROM messages m
+                      WHERE m.tenant = $1 AND m.queue = k.queue AND m.partition = k.partition AND m.transaction_id = k.txn
+                      LIMIT 1) m`;
 
 /**
  * lockConsumers — the consumer state of each (queue, partition, group), locked against concurrent
- * pops, acks and appends, in key order (as the append locks them).
+ * pops, acks and appends, in the order given (the caller sorts by key, as the append locks).
  * $1 tenant, $2 queues, $3 partitions, $4 groups (parallel). Locks: those consumer rows.
  * Rows: one per existing row.
  */
 export const LOCK_CONSUMERS_SQL = `
-SELECT c.queue, c.partition, c.consumer_group, c.cursor_seq, c.lease_id::text AS lease_id, c.batch_end_seq,
-       coalesce(c.lease_expires_at > now(), false) AS live
-  FROM partition_consumers c
-  JOIN unnest($2::text[], $3::text[], $4::text[]) AS k(queue, partition, grp)
-    ON c.tenant = $1 AND c.queue = k.queue AND c.partition = k.partition AND c.consumer_group = k.grp
- ORDER BY c.queue, c.partition, c.consumer_group
-   FOR UPDATE OF c`;
+SELECT c.*
+  FROM unnest($2::text[], $3::text[], $4::text[]) AS k(queue, partition, grp)
+ CROSS JOIN LATERAL (
+       SELECT c.queue, c.partition, c.consumer_group, c.cursor_seq, c.lease_id::text AS lease_id, c.batch_end_seq,
+              coalesce(c.lease_expires_at > now(), false) AS live
+         FROM partition_consumers c
+        WHERE c.tenant = $1 AND c.queue = k.queue AND c.partition = k.partition AND c.consumer_group = k.grp
+          FOR UPDATE OF c) c`;
 
 /**
- * priorVerdicts — the frames' verdicts so far. $1 tenant, $2 groups, $3 seqs (parallel).
- * Locks: those delivery rows, in key order. Rows: one per existing verdict.
+ * priorVerdicts — the frames' verdicts so far. $1 tenant, $2 groups, $3 seqs (parallel, in the
+ * order to lock them). Locks: those delivery rows. Rows: one per existing verdict.
  */
 export const PRIOR_VERDICTS_SQL = `
-SELECT d.consumer_group, d.message_seq, d.status, d.retry_count, d.lease_id::text AS lease_id
-  FROM message_deliveries d
-  JOIN unnest($2::text[], $3::bigint[]) AS k(grp, seq) ON d.tenant = $1 AND d.consumer_group = k.grp AND d.message_seq = k.seq
- ORDER BY d.consumer_group, d.message_seq
-   FOR UPDATE OF d`;
+SELECT d.*
+  FROM unnest($2::text[], $3::bigint[]) AS k(grp, seq)
+ CROSS JOIN LATERAL (
+       SELECT d.consumer_group, d.message_seq, d.status, d.retry_count, d.lease_id::text AS lease_id
+         FROM message_deliveries d
+        WHERE d.tenant = $1 AND d.consumer_group = k.grp AND d.message_seq = k.seq
+          FOR UPDATE OF d) d`;
 
 /** retryLimits — $1 tenant, $2 queue names. Locks: none. Rows: one per existing queue. */
 const RETRY_LIMITS_SQL = 'SELECT name, retry_limit FROM queues WHERE tenant = $1 AND name = ANY($2::text[])';
@@ -100,9 +132,8 @@ INSERT INTO dead_letters (tenant, queue, partition, consumer_group, message_id, 
                           producer_sub, error_message, retry_count, timer_key)
 SELECT m.tenant, m.queue, m.partition, k.grp, m.id, m.transaction_id, m.payload, m.encrypted,
        m.producer_sub, k.error, k.retries, m.timer_key
-  FROM unnest($2::text[], $3::bigint[], $4::text[], $5::int[]) WITH ORDINALITY AS k(grp, seq, error, retries, ord)
-  JOIN messages m ON m.tenant = $1 AND m.seq = k.seq
- ORDER BY k.ord`;
+  FROM unnest($2::text[], $3::bigint[], $4::text[], $5::int[]) AS k(grp, seq, error, retries)
+ CROSS JOIN LATERAL (SELECT m.* FROM messages m WHERE m.tenant = $1 AND m.seq = k.seq LIMIT 1) m`;
 
 interface Consumer {
   cursor_seq: number;
@@ -119,6 +150,8 @@ interface Verdict {
 
 const pairKey = (queue: string, partition: string, group: string) => `${queue}\u0000${partition}\u0000${group}`;
 const verdictKey = (group: string, seq: number) => `${group}\u0000${seq}`;
+/** Byte order, as PostgreSQL compares the COLLATE "C" keys. */
+const byKey = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /**
  * Acks frames in one transaction; each item answers an outcome or an ApiError (batch acks report
@@ -133,19 +166,21 @@ export async function ack(deps: LogDeps, caller: Caller, items: AckItem[]): Prom
 }
 
 async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
-  const found = await tx.query<{ ord: number; seq: number; queue: string; partition: string }>(FIND_FRAMES_SQL, [
+  // The partitions the acks name, then their consumer rows, locked in key order (as every
+  // transaction that holds several consumer rows takes them).
+  const named = await tx.query<{ id: string; queue: string; name: string }>(FIND_PARTITIONS_SQL, [
     tenant,
-    items.map((i) => i.partitionId),
-    items.map((i) => i.transactionId),
+    [...new Set(items.map((i) => i.partitionId.toLowerCase()))],
   ]);
-  const frames = new Map(found.rows.map((r) => [r.ord - 1, { seq: Number(r.seq), queue: r.queue, partition: r.partition }]));
-  const located = items.map((item, i) => ({ item, frame: frames.get(i) }));
-
+  const partitionOf = new Map(named.rows.map((r) => [r.id, { queue: r.queue, partition: r.name }]));
   const pairs = new Map<string, { queue: string; partition: string; group: string }>();
-  for (const { item, frame } of located) {
-    if (frame) pairs.set(pairKey(frame.queue, frame.partition, item.consumerGroup), { ...frame, group: item.consumerGroup });
+  for (const item of items) {
+    const p = partitionOf.get(item.partitionId.toLowerCase());
+    if (p) pairs.set(pairKey(p.queue, p.partition, item.consumerGroup), { ...p, group: item.consumerGroup });
   }
-  const pairList = [...pairs.values()];
+  const pairList = [...pairs.values()].sort(
+    (a, b) => byKey(a.queue, b.queue) || byKey(a.partition, b.partition) || byKey(a.group, b.group),
+  );
   const consumers = new Map<string, Consumer>();
   if (pairList.length > 0) {
     const locked = await tx.query<Consumer & { queue: string; partition: string; consumer_group: string }>(LOCK_CONSUMERS_SQL, [
@@ -156,13 +191,56 @@ async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
     ]);
     for (const r of locked.rows) consumers.set(pairKey(r.queue, r.partition, r.consumer_group), r);
   }
+
+  // The frames: those of the live batches first, then the rest by txn.
+  const seqOf = new Map<string, number>();
+  const frameKey = (queue: string, partition: string, txn: string) => `${queue}\u0000${partition}\u0000${txn}`;
+  const ranges = [
+    ...new Map(
+      pairList
+        .map((p) => ({ ...p, c: consumers.get(pairKey(p.queue, p.partition, p.group)) }))
+        .filter((p) => p.c?.lease_id && p.c.batch_end_seq !== null)
+        .map((p) => [`${p.queue}\u0000${p.partition}\u0000${p.c!.cursor_seq}\u0000${p.c!.batch_end_seq}`, p]),
+    ).values(),
+  ];
+  if (ranges.length > 0) {
+    const r = await tx.query<{ queue: string; partition: string; seq: number; transaction_id: string }>(BATCH_FRAMES_SQL, [
+      tenant,
+      ranges.map((p) => p.queue),
+      ranges.map((p) => p.partition),
+      ranges.map((p) => p.c!.cursor_seq),
+      ranges.map((p) => p.c!.batch_end_seq),
+    ]);
+    for (const row of r.rows) seqOf.set(frameKey(row.queue, row.partition, row.transaction_id), Number(row.seq));
+  }
+  const missing = items
+    .map((item) => ({ item, p: partitionOf.get(item.partitionId.toLowerCase()) }))
+    .filter(({ item, p }) => p && !seqOf.has(frameKey(p.queue, p.partition, item.transactionId)));
+  if (missing.length > 0) {
+    const r = await tx.query<{ queue: string; partition: string; seq: number; transaction_id: string }>(FIND_FRAMES_SQL, [
+      tenant,
+      missing.map((m) => m.p!.queue),
+      missing.map((m) => m.p!.partition),
+      missing.map((m) => m.item.transactionId),
+    ]);
+    for (const row of r.rows) seqOf.set(frameKey(row.queue, row.partition, row.transaction_id), Number(row.seq));
+  }
+  const located = items.map((item) => {
+    const p = partitionOf.get(item.partitionId.toLowerCase());
+    const seq = p && seqOf.get(frameKey(p.queue, p.partition, item.transactionId));
+    return { item, frame: p && seq !== undefined ? { ...p, seq } : undefined };
+  });
+
   const judged = located.filter((l) => l.frame);
   const verdicts = new Map<string, Verdict>();
   if (judged.length > 0) {
+    const keys = [...new Map(judged.map((l) => [verdictKey(l.item.consumerGroup, l.frame!.seq), l])).values()].sort(
+      (a, b) => byKey(a.item.consumerGroup, b.item.consumerGroup) || a.frame!.seq - b.frame!.seq,
+    );
     const prior = await tx.query<Verdict & { consumer_group: string; message_seq: number }>(PRIOR_VERDICTS_SQL, [
       tenant,
-      judged.map((l) => l.item.consumerGroup),
-      judged.map((l) => l.frame!.seq),
+      keys.map((l) => l.item.consumerGroup),
+      keys.map((l) => l.frame!.seq),
     ]);
     for (const r of prior.rows) verdicts.set(verdictKey(r.consumer_group, Number(r.message_seq)), r);
   }

@@ -15,6 +15,9 @@
 import type { Queryable } from '../../db/transaction.ts';
 import { ensurePartitions } from '../queues.ts';
 
+/** Byte order, as PostgreSQL compares the COLLATE "C" keys. */
+const byKey = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
 /** A partition appended to: the unit of the append lock. */
 export interface PartitionKey {
   tenant: string;
@@ -23,15 +26,15 @@ export interface PartitionKey {
 }
 
 /**
- * lockPartitionsForAppend — $1 tenants, $2 queues, $3 partitions (parallel arrays; duplicates
- * allowed). Locks: those partition rows, FOR UPDATE, in key order, until commit. Rows: one per
- * distinct existing partition.
+ * lockPartitionsForAppend — $1 tenants, $2 queues, $3 partitions (parallel arrays, distinct, in
+ * key order). Locks: those partition rows, FOR UPDATE, in that order, until commit. Rows: one per
+ * existing partition. Each is looked up by its key (a lateral probe, whatever the statistics say).
  */
-const LOCK_PARTITIONS_SQL = `
-SELECT 1 FROM partitions p
- WHERE (p.tenant, p.queue, p.name) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))
- ORDER BY p.tenant, p.queue, p.name
-   FOR UPDATE OF p`;
+export const LOCK_PARTITIONS_SQL = `
+SELECT 1
+  FROM unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, queue, name)
+ CROSS JOIN LATERAL (
+       SELECT 1 FROM partitions p WHERE p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
 
 /**
  * The frames to append, as SQL: `ctes` is a list of WITH items ending in one named `frames` with
@@ -55,7 +58,7 @@ export interface FrameSource {
  * pushed ones). Then each partition's newest seq goes to its row and to its consumer rows, locked
  * in key order (an ack batch holding some of them never deadlocks with an append).
  */
-const appendSql = (s: FrameSource) => `
+export const appendSql = (s: FrameSource) => `
 WITH ${s.ctes},
 appended AS (
   INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub, timer_key, deliver_at)
@@ -67,25 +70,27 @@ appended AS (
             extract(epoch FROM created_at - deliver_at)::float8 AS lag
 ),
 newest AS (
-  SELECT tenant, queue, partition, max(seq) AS seq FROM appended GROUP BY tenant, queue, partition
+  SELECT tenant, queue, partition, max(seq) AS seq FROM appended
+   GROUP BY tenant, queue, partition
+   ORDER BY tenant, queue, partition
+),
+partition_rows AS (
+  SELECT x.tid, n.seq FROM newest n
+   CROSS JOIN LATERAL (SELECT p.ctid AS tid FROM partitions p
+                        WHERE p.tenant = n.tenant AND p.queue = n.queue AND p.name = n.partition LIMIT 1) x
 ),
 bumped AS (
-  UPDATE partitions p SET last_seq = n.seq
-    FROM newest n
-   WHERE p.tenant = n.tenant AND p.queue = n.queue AND p.name = n.partition
+  UPDATE partitions p SET last_seq = r.seq FROM partition_rows r WHERE p.ctid = r.tid
 ),
-consumers AS (
-  SELECT c.tenant, c.queue, c.partition, c.consumer_group
-    FROM partition_consumers c
-    JOIN newest n ON c.tenant = n.tenant AND c.queue = n.queue AND c.partition = n.partition
-   ORDER BY c.tenant, c.queue, c.partition, c.consumer_group
-     FOR UPDATE OF c
+consumer_rows AS (
+  SELECT x.tid, n.seq FROM newest n
+   CROSS JOIN LATERAL (SELECT c.ctid AS tid FROM partition_consumers c
+                        WHERE c.tenant = n.tenant AND c.queue = n.queue AND c.partition = n.partition
+                        ORDER BY c.consumer_group
+                          FOR UPDATE OF c) x
 ),
 mirrored AS (
-  UPDATE partition_consumers c SET last_seq = n.seq
-    FROM consumers k
-    JOIN newest n ON n.tenant = k.tenant AND n.queue = k.queue AND n.partition = k.partition
-   WHERE c.tenant = k.tenant AND c.queue = k.queue AND c.partition = k.partition AND c.consumer_group = k.consumer_group
+  UPDATE partition_consumers c SET last_seq = r.seq FROM consumer_rows r WHERE c.ctid = r.tid
 )
 ${s.result ?? 'SELECT * FROM appended'}`;
 
@@ -107,11 +112,10 @@ export async function append<R extends Record<string, unknown>>(
       partitions.filter((k) => k.tenant === tenant),
     );
   }
-  await tx.query(LOCK_PARTITIONS_SQL, [
-    partitions.map((k) => k.tenant),
-    partitions.map((k) => k.queue),
-    partitions.map((k) => k.partition),
-  ]);
+  const keys = [...new Map(partitions.map((k) => [`${k.tenant}\u0000${k.queue}\u0000${k.partition}`, k])).values()].sort(
+    (a, b) => byKey(a.tenant, b.tenant) || byKey(a.queue, b.queue) || byKey(a.partition, b.partition),
+  );
+  await tx.query(LOCK_PARTITIONS_SQL, [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)]);
   const r = await tx.query<R>(appendSql(source), source.params);
   return r.rows;
 }

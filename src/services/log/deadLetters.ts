@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeadLetter, DeadLetterPage, ReplayResult } from '../../contract/log.ts';
 import { bytesOf, isoSql } from '../../db/sql.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import { openStored } from '../../payload.ts';
@@ -87,33 +88,37 @@ const REMOVE_DEAD_LETTER_SQL = 'DELETE FROM dead_letters WHERE tenant = $1 AND i
  */
 export async function replayDeadLetter(deps: LogDeps, caller: Caller, id: string): Promise<ReplayResult> {
   const { tenant, sub } = caller;
-  const result = await inTransaction(deps.db.pool, async (tx) => {
-    const found = await tx.query<{
-      queue: string;
-      partition: string;
-      from_timer: boolean;
-      consumer_group: string;
-      timer_key: string | null;
-    }>(LOCK_DEAD_LETTER_SQL, [tenant, id]);
-    const row = found.rows[0];
-    if (!row) throw new ApiError('not_found', `no dead letter ${id}`, { field: 'id' });
-    if (row.from_timer) {
-      throw new ApiError(
-        'timer_dlq_not_replayable',
-        `dead letter ${id} is a timer whose fire exhausted its attempts (consumer group "${row.consumer_group}"), not a frame a consumer gave up on; ` +
-          'it never entered the log, so there is nothing to replay — schedule it again with POST /api/v1/timers once the cause is fixed',
-        { timerKey: row.timer_key },
-      );
-    }
-    const messageId = randomUUID();
-    const txn = randomUUID();
-    await append(tx, [{ tenant, queue: row.queue, partition: row.partition }], {
-      ctes: REPLAYED_FRAME,
-      params: [tenant, id, messageId, txn, sub],
-    });
-    await tx.query(REMOVE_DEAD_LETTER_SQL, [tenant, id]);
-    return { replayed: true as const, id, queue: row.queue, partition: row.partition, transactionId: txn, messageId };
-  });
+  const result = await inTransaction(
+    deps.db.pool,
+    async (tx) => {
+      const found = await tx.query<{
+        queue: string;
+        partition: string;
+        from_timer: boolean;
+        consumer_group: string;
+        timer_key: string | null;
+      }>(LOCK_DEAD_LETTER_SQL, [tenant, id]);
+      const row = found.rows[0];
+      if (!row) throw new ApiError('not_found', `no dead letter ${id}`, { field: 'id' });
+      if (row.from_timer) {
+        throw new ApiError(
+          'timer_dlq_not_replayable',
+          `dead letter ${id} is a timer whose fire exhausted its attempts (consumer group "${row.consumer_group}"), not a frame a consumer gave up on; ` +
+            'it never entered the log, so there is nothing to replay — schedule it again with POST /api/v1/timers once the cause is fixed',
+          { timerKey: row.timer_key },
+        );
+      }
+      const messageId = randomUUID();
+      const txn = randomUUID();
+      await append(tx, [{ tenant, queue: row.queue, partition: row.partition }], {
+        ctes: REPLAYED_FRAME,
+        params: [tenant, id, messageId, txn, sub],
+      });
+      await tx.query(REMOVE_DEAD_LETTER_SQL, [tenant, id]);
+      return { replayed: true as const, id, queue: row.queue, partition: row.partition, transactionId: txn, messageId };
+    },
+    { setup: setLocal(INDEX_PLANS) },
+  );
   deps.notifier.messagesPushed(tenant, result.queue, [result.partition]);
   return result;
 }

@@ -48,15 +48,24 @@ RETURNING c.cursor_seq`;
  * settleBatches — for each (queue, partition, group, lease) given: when every frame of the leased
  * batch is completed, dead-lettered or failed under that lease, moves the cursor and releases the
  * lease. $1 tenant, $2 queues, $3 partitions, $4 groups, $5 lease ids (parallel).
- * Locks: the consumer rows (the caller holds them). Rows: one per released lease.
+ * Locks: the consumer rows (the caller holds them, so their ctids stay put). Rows: one per
+ * released lease.
  */
 export const SETTLE_BATCHES_SQL = `
+WITH k AS (
+  SELECT t.tid, k.lease
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::uuid[]) AS k(queue, partition, grp, lease)
+   CROSS JOIN LATERAL (
+         SELECT c.ctid AS tid FROM partition_consumers c
+          WHERE c.tenant = $1 AND c.queue = k.queue AND c.partition = k.partition AND c.consumer_group = k.grp
+            AND c.lease_id = k.lease
+          LIMIT 1) t
+)
 UPDATE partition_consumers c
    SET cursor_seq = ${CURSOR_AFTER_BATCH},
        lease_id = NULL, lease_expires_at = NULL, batch_end_seq = NULL, updated_at = now()
-  FROM unnest($2::text[], $3::text[], $4::text[], $5::uuid[]) AS k(queue, partition, grp, lease)
- WHERE c.tenant = $1 AND c.queue = k.queue AND c.partition = k.partition AND c.consumer_group = k.grp
-   AND c.lease_id = k.lease
+  FROM k
+ WHERE c.ctid = k.tid
    AND (SELECT min(m.seq) FROM messages m
          WHERE m.tenant = c.tenant AND m.queue = c.queue AND m.partition = c.partition
            AND m.seq > c.cursor_seq AND m.seq <= c.batch_end_seq
