@@ -10,7 +10,8 @@
 //                 p50/p99
 //   logAckBatch   one ack/batch of 1,000 frames: latency
 //   logIdle       1,000 idle long-polls: the broker's CPU (share of one core) over 10 s; schedule
-//                 latency (200 single-op POST /api/v1/timers per second) without and with them;
+//                 latency (50 single-op POST /api/v1/timers per second, from the client process)
+//                 without and with them;
 //                 push-to-waiter latency of 100 frames pushed one by one
 //   logTrickle    the fire lag of a trickle (as `trickle`) while 4 consumers drain at full speed
 import { spawn } from 'node:child_process';
@@ -148,7 +149,7 @@ export async function measureLog(ctx: LogBenchContext) {
   // --- 1,000 idle long-polls ------------------------------------------------------------------
   await resetLog(sql);
   const scheduleLatency = async (prefix: string) =>
-    percentiles((await client({ kind: 'schedule', url, token, perSecond: 200, seconds: 10, prefix })).times);
+    percentiles((await client({ kind: 'schedule', url, token, perSecond: 50, seconds: 10, prefix })).times);
   const without = await scheduleLatency('a');
   const waiters = 1000;
   const idle = client({ kind: 'idle', url, token, queue: 'idle', waiters, holdMs: 35_000 });

@@ -54,10 +54,14 @@ export async function encryptingQueues(db: Queryable, tenant: string, queues: st
 const ENSURE_QUEUES_SQL = 'INSERT INTO queues (tenant, name) SELECT $1, unnest($2::text[]) ON CONFLICT (tenant, name) DO NOTHING';
 
 /**
- * ensurePartitions — $1 tenant, $2 queues, $3 partitions (parallel). Locks: new rows.
- * Rows: the partitions created by this statement (queue, name).
+ * ensurePartitions — $1 tenant, $2 queues, $3 partitions (parallel), $4 the distinct queues. Creates
+ * the missing queues and partitions in one round trip (an append does this on every fire).
+ * Locks: new rows. Rows: the partitions created by this statement (queue, name).
  */
 const ENSURE_PARTITIONS_SQL = `
+WITH new_queues AS (
+  INSERT INTO queues (tenant, name) SELECT $1, unnest($4::text[]) ON CONFLICT (tenant, name) DO NOTHING
+)
 INSERT INTO partitions (tenant, queue, name)
 SELECT $1, q, p FROM unnest($2::text[], $3::text[]) AS t(q, p)
 ON CONFLICT (tenant, queue, name) DO NOTHING
@@ -92,12 +96,12 @@ ON CONFLICT DO NOTHING`;
  */
 export async function ensurePartitions(db: Queryable, tenant: string, pairs: { queue: string; partition: string }[]): Promise<void> {
   if (pairs.length === 0) return;
-  await db.query(ENSURE_QUEUES_SQL, [tenant, [...new Set(pairs.map((p) => p.queue))]]);
   const uniq = [...new Map(pairs.map((p) => [`${p.queue}\u0000${p.partition}`, p])).values()];
   const created = await db.query<{ queue: string; name: string }>(ENSURE_PARTITIONS_SQL, [
     tenant,
     uniq.map((p) => p.queue),
     uniq.map((p) => p.partition),
+    [...new Set(uniq.map((p) => p.queue))],
   ]);
   if (created.rows.length === 0) return;
   await db.query(LOCK_QUEUES_SQL, [tenant, [...new Set(created.rows.map((r) => r.queue))]]);

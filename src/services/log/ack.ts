@@ -8,7 +8,7 @@
 // items in request order in memory, as if each were acked on its own.
 import type { AckStatus } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
-import { isoSql } from '../../db/sql.ts';
+import { byteOrder, isoSql } from '../../db/sql.ts';
 import { inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import type { Caller, LogDeps } from './deps.ts';
@@ -150,9 +150,6 @@ interface Verdict {
 
 const pairKey = (queue: string, partition: string, group: string) => `${queue}\u0000${partition}\u0000${group}`;
 const verdictKey = (group: string, seq: number) => `${group}\u0000${seq}`;
-/** Byte order, as PostgreSQL compares the COLLATE "C" keys. */
-const byKey = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-
 /**
  * Acks frames in one transaction; each item answers an outcome or an ApiError (batch acks report
  * per item; a single ack throws it). Outcomes come back in input order.
@@ -179,7 +176,7 @@ async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
     if (p) pairs.set(pairKey(p.queue, p.partition, item.consumerGroup), { ...p, group: item.consumerGroup });
   }
   const pairList = [...pairs.values()].sort(
-    (a, b) => byKey(a.queue, b.queue) || byKey(a.partition, b.partition) || byKey(a.group, b.group),
+    (a, b) => byteOrder(a.queue, b.queue) || byteOrder(a.partition, b.partition) || byteOrder(a.group, b.group),
   );
   const consumers = new Map<string, Consumer>();
   if (pairList.length > 0) {
@@ -235,7 +232,7 @@ async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
   const verdicts = new Map<string, Verdict>();
   if (judged.length > 0) {
     const keys = [...new Map(judged.map((l) => [verdictKey(l.item.consumerGroup, l.frame!.seq), l])).values()].sort(
-      (a, b) => byKey(a.item.consumerGroup, b.item.consumerGroup) || a.frame!.seq - b.frame!.seq,
+      (a, b) => byteOrder(a.item.consumerGroup, b.item.consumerGroup) || a.frame!.seq - b.frame!.seq,
     );
     const prior = await tx.query<Verdict & { consumer_group: string; message_seq: number }>(PRIOR_VERDICTS_SQL, [
       tenant,

@@ -12,11 +12,9 @@
 // The same statement records each partition's newest seq (partitions.last_seq) and mirrors it onto
 // the partition's consumer rows, which is how a consumer group finds the partitions that have work
 // for it with one index (src/services/log/pop.ts).
+import { byteOrder } from '../../db/sql.ts';
 import type { Queryable } from '../../db/transaction.ts';
 import { ensurePartitions } from '../queues.ts';
-
-/** Byte order, as PostgreSQL compares the COLLATE "C" keys. */
-const byKey = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** A partition appended to: the unit of the append lock. */
 export interface PartitionKey {
@@ -113,7 +111,7 @@ export async function append<R extends Record<string, unknown>>(
     );
   }
   const keys = [...new Map(partitions.map((k) => [`${k.tenant}\u0000${k.queue}\u0000${k.partition}`, k])).values()].sort(
-    (a, b) => byKey(a.tenant, b.tenant) || byKey(a.queue, b.queue) || byKey(a.partition, b.partition),
+    (a, b) => byteOrder(a.tenant, b.tenant) || byteOrder(a.queue, b.queue) || byteOrder(a.partition, b.partition),
   );
   await tx.query(LOCK_PARTITIONS_SQL, [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)]);
   const r = await tx.query<R>(appendSql(source), source.params);

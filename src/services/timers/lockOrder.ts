@@ -1,5 +1,6 @@
 // The order in which a batch takes its row locks, so concurrent batches never wait on each other
 // in a cycle.
+import { byteOrder } from '../../db/sql.ts';
 import { keyOf, type PreparedOp } from './prepare.ts';
 
 /**
@@ -36,8 +37,6 @@ export function runsOfDistinctKeys(ops: PreparedOp[]): PreparedOp[][] {
  * one upsert, one delete": fewer statements, and a replay covers the rare cycle through new keys.
  */
 export const MAX_ORDERED_CHUNKS = 8;
-
-const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 export function chunksInKeyOrder(run: PreparedOp[]): PreparedOp[][] {
   const sorted = [...run].sort((a, b) => byteOrder(a.queue, b.queue) || byteOrder(a.timerKey, b.timerKey));
