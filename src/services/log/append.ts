@@ -93,9 +93,8 @@ mirrored AS (
 ${s.result ?? 'SELECT * FROM appended'}`;
 
 /**
- * Appends frames to `partitions`, creating them first where missing (a timer may fire into a
- * partition that only its schedule named). Must run inside a transaction, which then holds the
- * partitions until it ends.
+ * Appends frames to `partitions`, creating the missing ones. Must run inside a transaction, which
+ * then holds the partitions until it ends.
  */
 export async function append<R extends Record<string, unknown>>(
   tx: Queryable,
@@ -103,17 +102,25 @@ export async function append<R extends Record<string, unknown>>(
   source: FrameSource,
 ): Promise<R[]> {
   if (partitions.length === 0) return [];
-  for (const tenant of new Set(partitions.map((k) => k.tenant))) {
-    await ensurePartitions(
-      tx,
-      tenant,
-      partitions.filter((k) => k.tenant === tenant),
-    );
-  }
   const keys = [...new Map(partitions.map((k) => [`${k.tenant}\u0000${k.queue}\u0000${k.partition}`, k])).values()].sort(
     (a, b) => byteOrder(a.tenant, b.tenant) || byteOrder(a.queue, b.queue) || byteOrder(a.partition, b.partition),
   );
-  await tx.query(LOCK_PARTITIONS_SQL, [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)]);
+  const lock = () => tx.query(LOCK_PARTITIONS_SQL, [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)]);
+  // Push and schedule create their partitions; the lock finds them all and this costs nothing
+  // more. Only a partition nobody created (a timer written straight into the table) is made here.
+  // Its queue lock is then taken after partition locks, against the usual order: a consumer group
+  // registering on that queue at that instant can deadlock with it, and the runner's replay (or
+  // the sweeper's free retry of a transient failure) settles it.
+  if ((await lock()).rows.length < keys.length) {
+    for (const tenant of new Set(keys.map((k) => k.tenant))) {
+      await ensurePartitions(
+        tx,
+        tenant,
+        keys.filter((k) => k.tenant === tenant),
+      );
+    }
+    await lock();
+  }
   const r = await tx.query<R>(appendSql(source), source.params);
   return r.rows;
 }
