@@ -43,20 +43,35 @@ async function push() {
   return { seconds: (performance.now() - started) / 1000 };
 }
 
+function percentiles(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const at = (p) => Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))] * 10) / 10;
+  return s.length ? { p50: at(0.5), p99: at(0.99), max: at(1) } : {};
+}
+
 async function drain() {
   const { queue, consumers, batch, autoAck, expect, limitMs } = job;
   let received = 0;
+  let empty = 0;
+  let doneAt;
+  const popMs = [];
+  const ackMs = [];
   const errors = {};
   const started = performance.now();
   const deadline = Date.now() + limitMs;
   await Promise.all(
     Array.from({ length: consumers }, async () => {
       while (received < expect && Date.now() < deadline) {
+        const t0 = performance.now();
         const r = await call(
           'GET',
           `/api/v1/pop/queue/${encodeURIComponent(queue)}?batch=${batch}&wait=true&timeout=1000${autoAck ? '&autoAck=true' : ''}`,
         );
-        if (r.status === 204) continue;
+        popMs.push(performance.now() - t0);
+        if (r.status === 204) {
+          empty++;
+          continue;
+        }
         if (r.status !== 200) {
           errors[r.status] = (errors[r.status] ?? 0) + 1;
           await sleep(50);
@@ -64,6 +79,9 @@ async function drain() {
         }
         const frames = r.body.messages;
         received += frames.length;
+        // The drain is over when the last frame arrives, not when the other consumers' long-polls
+        // on the then-empty queue time out.
+        if (received >= expect && doneAt === undefined) doneAt = performance.now();
         if (autoAck) continue;
         const acks = frames.map((f) => ({
           transactionId: f.transactionId,
@@ -71,12 +89,21 @@ async function drain() {
           leaseId: f.leaseId,
           status: 'completed',
         }));
+        const t1 = performance.now();
         const a = await call('POST', '/api/v1/ack/batch', { acknowledgments: acks });
+        ackMs.push(performance.now() - t1);
         if (a.status !== 200) errors[`ack ${a.status}`] = (errors[`ack ${a.status}`] ?? 0) + 1;
       }
     }),
   );
-  return { seconds: (performance.now() - started) / 1000, received, errors };
+  return {
+    seconds: ((doneAt ?? performance.now()) - started) / 1000,
+    received,
+    errors,
+    empty,
+    popMs: percentiles(popMs),
+    ackMs: percentiles(ackMs),
+  };
 }
 
 async function idle() {
