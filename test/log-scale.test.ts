@@ -8,7 +8,7 @@ import { inTransaction } from '../src/db/transaction.ts';
 import { BATCH_FRAMES_SQL, FIND_PARTITIONS_SQL, LOCK_CONSUMERS_SQL, PRIOR_VERDICTS_SQL } from '../src/services/log/ack.ts';
 import { appendSql, LOCK_PARTITIONS_SQL } from '../src/services/log/append.ts';
 import { DUPLICATE_FRAMES_SQL, PUSHED_FRAMES } from '../src/services/log/push.ts';
-import { PICK_ANY_SQL, PICK_ONE_SQL, READ_BATCH_SQL } from '../src/services/log/pop.ts';
+import { PICK_ANY_SQL, PICK_ONE_SQL, READ_AND_COMPLETE_SQL, READ_AND_LEASE_SQL } from '../src/services/log/pop.ts';
 import { ADVANCE_EXPIRED_SQL, SETTLE_BATCHES_SQL } from '../src/services/log/settle.ts';
 import { PROBE_GROUPS_SQL } from '../src/services/log/waiters.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
@@ -84,7 +84,8 @@ describe('plans on tables analysed while empty', () => {
   const cases: [string, string, () => unknown[]][] = [
     ['pickAny', PICK_ANY_SQL, () => ['acme', 'wide', 'g']],
     ['pickOne', PICK_ONE_SQL, () => ['acme', 'wide', 'g', 'p77']],
-    ['readBatch', READ_BATCH_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1_000_000, 1000, 16 * 1024 * 1024]],
+    ['readAndLease', READ_AND_LEASE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1_000_000, 1000, 16 * 1024 * 1024, 30]],
+    ['readAndComplete', READ_AND_COMPLETE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1_000_000, 1000, 16 * 1024 * 1024]],
     ['advanceExpired', ADVANCE_EXPIRED_SQL, () => ['acme', 'hist', 'Default', 'g']],
     ['settleBatches', SETTLE_BATCHES_SQL, () => ['acme', ['hist'], ['Default'], ['g'], ['00000000-0000-0000-0000-000000000000']]],
     ['findPartitions', FIND_PARTITIONS_SQL, () => ['acme', ['00000000-0000-0000-0000-000000000000']]],

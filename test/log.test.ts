@@ -276,6 +276,19 @@ describe('GET /api/v1/pop', () => {
     expect((await pop(tb, '/api/v1/pop/queue/auto')).status).toBe(204);
   });
 
+  it('with autoAck completes a frame a consumer had failed: a late ack of it answers completed', async () => {
+    await push(tb, [{ queue: 'auto-retry', payload: 'r' }]);
+    const leased = await pop(tb, '/api/v1/pop/queue/auto-retry');
+    const failed = await ack(tb, leased.body.messages[0], { status: 'failed' });
+    expect(failed.body).toMatchObject({ status: 'failed', retryCount: 1 });
+    const auto = await pop(tb, '/api/v1/pop/queue/auto-retry?autoAck=true');
+    expect(auto.body.messages).toMatchObject([{ data: 'r', leaseId: null }]);
+    const late = await ack(tb, { ...leased.body.messages[0], leaseId: null });
+    expect(late.status).toBe(200);
+    expect(late.body).toMatchObject({ status: 'completed', retryCount: 1 });
+    expect((await pop(tb, '/api/v1/pop/queue/auto-retry')).status).toBe(204);
+  });
+
   it('redelivers the unacked frames of a batch whose lease expired', async () => {
     await push(tb, [
       { queue: 'expire', payload: 'x' },

@@ -12,7 +12,12 @@ export interface QueueConfig {
   retryLimit: number;
 }
 
-const DEFAULTS: QueueConfig = { encryptionEnabled: false, leaseTimeSeconds: 300, retryLimit: 3 };
+/** A queue's lease time until configured: 300 s. */
+export const DEFAULT_LEASE_SECONDS = 300;
+/** A queue's retry limit until configured: 3 redeliveries after a failure. */
+export const DEFAULT_RETRY_LIMIT = 3;
+
+const DEFAULTS: QueueConfig = { encryptionEnabled: false, leaseTimeSeconds: DEFAULT_LEASE_SECONDS, retryLimit: DEFAULT_RETRY_LIMIT };
 
 /** Retry-After when a queue encrypts at rest and this broker has no key: an operator must act. */
 export const ENCRYPTION_RETRY_AFTER_SECONDS = 60;

@@ -83,6 +83,11 @@ export class TenantDirectory {
     });
   }
 
+  /** The payload ceiling of a plan whose override is `override` (null: the cell default). */
+  payloadCeiling(override: number | null): number {
+    return Math.min(PAYLOAD_CEILING_BYTES, override ?? this.config.QUEEN_DEFAULT_MAX_PAYLOAD_BYTES);
+  }
+
   effective(tenant: string, o: PlanOverrides | undefined): EffectivePlan {
     const c = this.config;
     const overrides: PlanOverrides = o ?? {
@@ -95,7 +100,7 @@ export class TenantDirectory {
     };
     return {
       tenant,
-      maxPayloadBytes: Math.min(PAYLOAD_CEILING_BYTES, overrides.maxPayloadBytes ?? c.QUEEN_DEFAULT_MAX_PAYLOAD_BYTES),
+      maxPayloadBytes: this.payloadCeiling(overrides.maxPayloadBytes),
       horizonSeconds: Math.min(c.QUEEN_DEFAULT_HORIZON_SECONDS, overrides.horizonSeconds ?? c.QUEEN_DEFAULT_HORIZON_SECONDS),
       maxPendingTimers: overrides.maxPendingTimers ?? c.QUEEN_DEFAULT_MAX_PENDING_TIMERS,
       scheduleRatePerSecond: overrides.scheduleRatePerSecond ?? c.QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND,

@@ -26,13 +26,25 @@ export interface PartitionKey {
 /**
  * lockPartitionsForAppend — $1 tenants, $2 queues, $3 partitions (parallel arrays, distinct, in
  * key order). Locks: those partition rows, FOR UPDATE, in that order, until commit. Rows: one per
- * existing partition. Each is looked up by its key (a lateral probe, whatever the statistics say).
+ * existing partition, with what binds a frame appended to it: its queue's encryption at rest and
+ * its tenant's payload ceiling override (null: the cell default). Each row is looked up by its key
+ * (a lateral probe, whatever the statistics say).
  */
 export const LOCK_PARTITIONS_SQL = `
-SELECT 1
+SELECT k.tenant, k.queue, k.name AS partition,
+       coalesce((SELECT q.encryption_enabled FROM queues q WHERE q.tenant = k.tenant AND q.name = k.queue), false) AS encrypted,
+       (SELECT t.max_payload_bytes FROM tenants t WHERE t.tenant = k.tenant) AS max_payload_bytes
   FROM unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, queue, name)
  CROSS JOIN LATERAL (
        SELECT 1 FROM partitions p WHERE p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
+
+/** A partition locked for an append, with what binds the frames appended to it. */
+export interface LockedPartition extends PartitionKey {
+  /** Its queue encrypts payloads at rest. */
+  encrypted: boolean;
+  /** Its tenant's plan override of the payload ceiling; null: the cell default. */
+  max_payload_bytes: number | null;
+}
 
 /**
  * The frames to append, as SQL: `ctes` is a list of WITH items ending in one named `frames` with
@@ -94,24 +106,34 @@ ${s.result ?? 'SELECT * FROM appended'}`;
 
 /**
  * Appends frames to `partitions`, creating the missing ones. Must run inside a transaction, which
- * then holds the partitions until it ends.
+ * then holds the partitions until it ends. `prepare` runs once they are locked, before the insert:
+ * it may refuse the append (throw) or rewrite the source's parameters (encrypt payloads).
  */
 export async function append<R extends Record<string, unknown>>(
   tx: Queryable,
   partitions: PartitionKey[],
   source: FrameSource,
+  prepare?: (locked: LockedPartition[]) => void,
 ): Promise<R[]> {
   if (partitions.length === 0) return [];
   const keys = [...new Map(partitions.map((k) => [`${k.tenant}\u0000${k.queue}\u0000${k.partition}`, k])).values()].sort(
     (a, b) => byteOrder(a.tenant, b.tenant) || byteOrder(a.queue, b.queue) || byteOrder(a.partition, b.partition),
   );
-  const lock = () => tx.query(LOCK_PARTITIONS_SQL, [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)]);
-  // Push and schedule create their partitions; the lock finds them all and this costs nothing
-  // more. Only a partition nobody created (a timer written straight into the table) is made here.
-  // Its queue lock is then taken after partition locks, against the usual order: a consumer group
-  // registering on that queue at that instant can deadlock with it, and the runner's replay (or
-  // the sweeper's free retry of a transient failure) settles it.
-  if ((await lock()).rows.length < keys.length) {
+  const lock = async () =>
+    (
+      await tx.query<LockedPartition>(LOCK_PARTITIONS_SQL, [
+        keys.map((k) => k.tenant),
+        keys.map((k) => k.queue),
+        keys.map((k) => k.partition),
+      ])
+    ).rows;
+  // Schedule creates its partitions ahead, so a fire's lock finds them all; a push's first frame
+  // in a partition (or a timer written straight into the table) creates it here. The queue lock
+  // is then taken after partition locks, against the usual order: a consumer group registering on
+  // that queue at that instant can deadlock with it, and the runner's replay (or the sweeper's
+  // free retry of a transient failure) settles it.
+  let locked = await lock();
+  if (locked.length < keys.length) {
     for (const tenant of new Set(keys.map((k) => k.tenant))) {
       await ensurePartitions(
         tx,
@@ -119,8 +141,9 @@ export async function append<R extends Record<string, unknown>>(
         keys.filter((k) => k.tenant === tenant),
       );
     }
-    await lock();
+    locked = await lock();
   }
+  prepare?.(locked);
   const r = await tx.query<R>(appendSql(source), source.params);
   return r.rows;
 }

@@ -16,7 +16,7 @@ import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
 import { bytesOf, isoSql } from '../../db/sql.ts';
 import { inTransaction, type Queryable } from '../../db/transaction.ts';
 import { openStored } from '../../payload.ts';
-import { queueConfig } from '../queues.ts';
+import { DEFAULT_LEASE_SECONDS } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';
 import { registerGroup } from './groups.ts';
 import { advanceExpired } from './settle.ts';
@@ -41,8 +41,10 @@ export interface PopDeps extends LogDeps {
   signal: AbortSignal;
 }
 
+/** What a pop needs of the picked consumer row: where to read, its partition's id, the queue's lease time. */
 const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.delivered_seq, c.last_seq, c.lease_id IS NOT NULL AS expired,
-  (SELECT p.id::text FROM partitions p WHERE p.tenant = c.tenant AND p.queue = c.queue AND p.name = c.partition) AS partition_id`;
+  (SELECT p.id::text FROM partitions p WHERE p.tenant = c.tenant AND p.queue = c.queue AND p.name = c.partition) AS partition_id,
+  coalesce((SELECT q.lease_time_seconds FROM queues q WHERE q.tenant = c.tenant AND q.name = c.queue), ${DEFAULT_LEASE_SECONDS}) AS lease_seconds`;
 
 /**
  * pickAny — the group's least recently served partition with work and no live lease; a concurrent
@@ -71,64 +73,79 @@ SELECT ${PICKED_COLUMNS}
    FOR UPDATE OF c SKIP LOCKED`;
 
 /**
- * readBatch — the first frames after the cursor, in seq order, without those the group already
- * settled (a batch settled with a failed frame leaves its later frames completed past the cursor;
- * failed ones come back in their place, so order survives a retry). A verdict is looked up only at
- * or below delivered_seq. The batch also stops at POP_BATCH_BYTES of payload (always at least one
- * frame): a response carries each payload twice (base64 and data), and one too large to serialise
- * would fail after the lease was taken, again and again.
+ * The first frames after the cursor, in seq order, without those the group already settled (a
+ * batch settled with a failed frame leaves its later frames completed past the cursor; failed
+ * ones come back in their place, so order survives a retry). A verdict is looked up only at or
+ * below delivered_seq. The batch also stops at POP_BATCH_BYTES of payload (always at least one
+ * frame): a response carries each payload twice (base64 and data), and one too large to
+ * serialise would fail after the lease was taken, again and again.
  * $1 tenant, $2 queue, $3 partition, $4 group, $5 cursor, $6 delivered_seq, $7 batch size,
- * $8 byte budget. Locks: none. Rows: 0..batch.
+ * $8 byte budget.
  */
-export const READ_BATCH_SQL = `
-SELECT seq, id, transaction_id, payload, encrypted, producer_sub, created_at, verdict FROM (
-  SELECT f.*, sum(octet_length(f.payload)) OVER (ORDER BY f.seq) - octet_length(f.payload) AS bytes_before
-    FROM (SELECT m.seq, m.id::text AS id, m.transaction_id, m.payload, m.encrypted, m.producer_sub,
-                 ${isoSql('m.created_at')} AS created_at,
-                 CASE WHEN m.seq <= $6 THEN
-                   (SELECT d.status FROM message_deliveries d
-                     WHERE d.tenant = m.tenant AND d.consumer_group = $4 AND d.message_seq = m.seq)
-                 END AS verdict
-            FROM messages m
-           WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq > $5
-           ORDER BY m.seq
-           LIMIT $7) f
-   WHERE f.verdict IS NULL OR f.verdict = 'failed') b
- WHERE b.bytes_before < $8
- ORDER BY seq`;
+const BATCH = `
+batch AS (
+  SELECT seq, id, transaction_id, payload, encrypted, producer_sub, created_at, verdict FROM (
+    SELECT f.*, sum(octet_length(f.payload)) OVER (ORDER BY f.seq) - octet_length(f.payload) AS bytes_before
+      FROM (SELECT m.seq, m.id::text AS id, m.transaction_id, m.payload, m.encrypted, m.producer_sub,
+                   ${isoSql('m.created_at')} AS created_at,
+                   CASE WHEN m.seq <= $6 THEN
+                     (SELECT d.status FROM message_deliveries d
+                       WHERE d.tenant = m.tenant AND d.consumer_group = $4 AND d.message_seq = m.seq)
+                   END AS verdict
+              FROM messages m
+             WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq > $5
+             ORDER BY m.seq
+             LIMIT $7) f
+     WHERE f.verdict IS NULL OR f.verdict = 'failed') b
+   WHERE b.bytes_before < $8
+),
+taken AS (SELECT max(seq) AS end_seq FROM batch)`;
+
+/** The consumer row being popped (the caller holds its lock), when the batch is not empty. */
+const POPPED_ROW = `tenant = $1 AND queue = $2 AND partition = $3 AND consumer_group = $4 AND (SELECT end_seq FROM taken) IS NOT NULL`;
 
 /**
- * leasePartition — leases the partition to this consumer for the queue's leaseTime, on
- * PostgreSQL's clock, for the frames up to the batch's end.
- * $1 tenant, $2 queue, $3 partition, $4 group, $5 lease seconds, $6 batch end seq.
- * Locks: the consumer row (already held). Rows: 1.
+ * readAndLease — reads the batch (BATCH) and leases the partition to this consumer for the
+ * queue's leaseTime, on PostgreSQL's clock, for the frames up to the batch's end.
+ * $1..$8 as BATCH, $9 lease seconds. Locks: the consumer row (already held).
+ * Rows: the batch, in seq order, each with the lease id.
  */
-const LEASE_PARTITION_SQL = `
-UPDATE partition_consumers
-   SET lease_id = gen_random_uuid(), lease_expires_at = now() + make_interval(secs => $5::integer),
-       batch_end_seq = $6, delivered_seq = greatest(delivered_seq, $6), updated_at = now()
- WHERE tenant = $1 AND queue = $2 AND partition = $3 AND consumer_group = $4
-RETURNING lease_id::text AS lease_id`;
+export const READ_AND_LEASE_SQL = `
+WITH ${BATCH},
+leased AS (
+  UPDATE partition_consumers
+     SET lease_id = gen_random_uuid(), lease_expires_at = now() + make_interval(secs => $9::integer),
+         batch_end_seq = (SELECT end_seq FROM taken), delivered_seq = greatest(delivered_seq, (SELECT end_seq FROM taken)),
+         updated_at = now()
+   WHERE ${POPPED_ROW}
+  RETURNING lease_id::text AS lease_id
+)
+SELECT b.*, (SELECT lease_id FROM leased) AS lease_id FROM batch b ORDER BY b.seq`;
 
 /**
- * completeBatch — autoAck: the frames are completed as they are handed out, by moving the cursor
- * past the batch (every frame up to its end is now settled); no lease, no delivery rows.
- * $1 tenant, $2 queue, $3 partition, $4 group, $5 batch end seq.
- * Locks: the consumer row (already held). Rows: 1.
+ * readAndComplete — autoAck: reads the batch (BATCH) and completes its frames as they are handed
+ * out, by moving the cursor past the batch (every frame up to its end is now settled): no lease,
+ * no delivery rows. Frames a consumer had failed get the verdict completed, so an ack repeated
+ * later answers what happened. $1..$8 as BATCH. Locks: the consumer row (already held), those
+ * delivery rows. Rows: the batch, in seq order.
  */
-const COMPLETE_BATCH_SQL = `
-UPDATE partition_consumers
-   SET cursor_seq = $5, delivered_seq = greatest(delivered_seq, $5), updated_at = now()
- WHERE tenant = $1 AND queue = $2 AND partition = $3 AND consumer_group = $4`;
-
-/**
- * completeRetried — autoAck of frames a consumer had failed: their verdict becomes completed, so
- * an ack repeated later answers what happened. $1 tenant, $2 group, $3 seqs.
- * Locks: those delivery rows. Rows: one per such frame.
- */
-const COMPLETE_RETRIED_SQL = `
-UPDATE message_deliveries SET status = 'completed', lease_id = NULL, updated_at = now()
- WHERE tenant = $1 AND consumer_group = $2 AND message_seq = ANY($3::bigint[]) AND status = 'failed'`;
+export const READ_AND_COMPLETE_SQL = `
+WITH ${BATCH},
+completed AS (
+  UPDATE partition_consumers
+     SET cursor_seq = (SELECT end_seq FROM taken), delivered_seq = greatest(delivered_seq, (SELECT end_seq FROM taken)),
+         updated_at = now()
+   WHERE ${POPPED_ROW}
+),
+retried AS (
+  UPDATE message_deliveries SET status = 'completed', lease_id = NULL, updated_at = now()
+   WHERE ctid = ANY (ARRAY(
+         SELECT x.tid FROM batch b
+          CROSS JOIN LATERAL (SELECT d.ctid AS tid FROM message_deliveries d
+                               WHERE d.tenant = $1 AND d.consumer_group = $4 AND d.message_seq = b.seq AND d.status = 'failed' LIMIT 1) x
+          WHERE b.verdict = 'failed'))
+)
+SELECT b.*, NULL::text AS lease_id FROM batch b ORDER BY b.seq`;
 
 interface Picked {
   partition: string;
@@ -137,6 +154,7 @@ interface Picked {
   last_seq: number;
   expired: boolean;
   partition_id: string;
+  lease_seconds: number;
 }
 
 interface FrameRow {
@@ -148,6 +166,7 @@ interface FrameRow {
   producer_sub: string;
   created_at: string;
   verdict: string | null;
+  lease_id: string | null;
 }
 
 /**
@@ -224,35 +243,13 @@ async function takeBatch(deps: LogDeps, tx: Queryable, tenant: string, req: PopR
   const at = { tenant, queue: req.queue, partition: picked.partition, group };
   // An expired lease: its batch's settled head is done; the rest is redelivered from the cursor.
   const cursor = picked.expired ? await advanceExpired(tx, at) : Number(picked.cursor_seq);
-  const batch = await tx.query<FrameRow>(READ_BATCH_SQL, [
-    tenant,
-    req.queue,
-    picked.partition,
-    group,
-    cursor,
-    Number(picked.delivered_seq),
-    req.batch,
-    POP_BATCH_BYTES,
-  ]);
+  const params = [tenant, req.queue, picked.partition, group, cursor, Number(picked.delivered_seq), req.batch, POP_BATCH_BYTES];
+  const batch = req.autoAck
+    ? await tx.query<FrameRow>(READ_AND_COMPLETE_SQL, params)
+    : await tx.query<FrameRow>(READ_AND_LEASE_SQL, [...params, picked.lease_seconds]);
   if (batch.rows.length === 0) return NOTHING;
   const batchEnd = Number(batch.rows[batch.rows.length - 1].seq);
-  let leaseId: string | null = null;
-  if (req.autoAck) {
-    await tx.query(COMPLETE_BATCH_SQL, [tenant, req.queue, picked.partition, group, batchEnd]);
-    const retried = batch.rows.filter((r) => r.verdict === 'failed').map((r) => Number(r.seq));
-    if (retried.length > 0) await tx.query(COMPLETE_RETRIED_SQL, [tenant, group, retried]);
-  } else {
-    const { leaseTimeSeconds } = await queueConfig(tx, tenant, req.queue);
-    const leased = await tx.query<{ lease_id: string }>(LEASE_PARTITION_SQL, [
-      tenant,
-      req.queue,
-      picked.partition,
-      group,
-      leaseTimeSeconds,
-      batchEnd,
-    ]);
-    leaseId = leased.rows[0].lease_id;
-  }
+  const leaseId = batch.rows[0].lease_id;
   const frames: Frame[] = [];
   for (const row of batch.rows) {
     frames.push({

@@ -6,7 +6,7 @@ import type { PushItem, PushResult } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
-import { encryptingQueues, encryptionUnavailable } from '../queues.ts';
+import { encryptionUnavailable } from '../queues.ts';
 import { append } from './append.ts';
 import type { Caller, LogDeps } from './deps.ts';
 
@@ -45,29 +45,13 @@ export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Pr
     id: randomUUID(),
     // The exact UTF-8 bytes of the JSON document; `data` on pop is these bytes parsed.
     bytes: Buffer.from(JSON.stringify(item.payload), 'utf8') as Buffer,
-    encrypted: false,
   }));
-  // The plan's payload ceiling binds pushed messages as it binds timers (a timer becomes one).
-  const { maxPayloadBytes } = await deps.tenants.plan(tenant);
-  const over = rows.findIndex((r) => r.bytes.length > maxPayloadBytes);
-  if (over >= 0) {
-    throw new ApiError(
-      'payload_too_large_for_plan',
-      `items.${over}.payload is ${rows[over].bytes.length} bytes; this tenant's ceiling is ${maxPayloadBytes} bytes`,
-      { field: `items.${over}.payload` },
-    );
-  }
+  // The stored payloads: rewritten in place once the lock has said which queues encrypt.
+  const payloads: Buffer[] = rows.map((r) => r.bytes);
+  const encrypted = rows.map(() => false);
   const results = await inTransaction(
     deps.db.pool,
     async (tx) => {
-      const encrypting = await encryptingQueues(tx, tenant, [...new Set(rows.map((r) => r.queue))]);
-      for (const r of rows) {
-        if (!encrypting.has(r.queue)) continue;
-        // Refuse rather than store plaintext in a queue that promises encryption at rest.
-        if (!deps.cipher) throw encryptionUnavailable(r.queue);
-        r.bytes = deps.cipher.encrypt(r.bytes);
-        r.encrypted = true;
-      }
       const appended = await append<{ id: string }>(
         tx,
         rows.map((r) => ({ tenant, queue: r.queue, partition: r.partition })),
@@ -79,10 +63,30 @@ export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Pr
             rows.map((r) => r.queue),
             rows.map((r) => r.partition),
             rows.map((r) => r.txn),
-            rows.map((r) => r.bytes),
-            rows.map((r) => r.encrypted),
+            payloads,
+            encrypted,
             sub,
           ],
+        },
+        (locked) => {
+          // The plan's payload ceiling binds pushed messages as it binds timers (a timer becomes one).
+          const maxPayloadBytes = deps.tenants.payloadCeiling(locked[0].max_payload_bytes);
+          const over = rows.findIndex((r) => r.bytes.length > maxPayloadBytes);
+          if (over >= 0) {
+            throw new ApiError(
+              'payload_too_large_for_plan',
+              `items.${over}.payload is ${rows[over].bytes.length} bytes; this tenant's ceiling is ${maxPayloadBytes} bytes`,
+              { field: `items.${over}.payload` },
+            );
+          }
+          const encrypting = new Set(locked.filter((p) => p.encrypted).map((p) => p.queue));
+          rows.forEach((r, i) => {
+            if (!encrypting.has(r.queue)) return;
+            // Refuse rather than store plaintext in a queue that promises encryption at rest.
+            if (!deps.cipher) throw encryptionUnavailable(r.queue);
+            payloads[i] = deps.cipher.encrypt(r.bytes);
+            encrypted[i] = true;
+          });
         },
       );
       const queued = new Set(appended.map((r) => r.id));
