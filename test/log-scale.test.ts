@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDEX_PLANS, setLocal } from '../src/db/plans.ts';
 import { inTransaction } from '../src/db/transaction.ts';
-import { BATCH_FRAMES_SQL, FIND_PARTITIONS_SQL, LOCK_CONSUMERS_SQL, PRIOR_VERDICTS_SQL } from '../src/services/log/ack.ts';
+import { BATCH_FRAMES_SQL, FIND_FRAMES_SQL, LOCATE_SQL, WRITE_VERDICTS_SQL } from '../src/services/log/ack.ts';
 import { appendSql, LOCK_PARTITIONS_SQL } from '../src/services/log/append.ts';
 import { DUPLICATE_FRAMES_SQL, PUSHED_FRAMES } from '../src/services/log/push.ts';
 import { PICK_ANY_SQL, PICK_ONE_SQL, READ_AND_COMPLETE_SQL, READ_AND_LEASE_SQL } from '../src/services/log/pop.ts';
-import { ADVANCE_EXPIRED_SQL, SETTLE_BATCHES_SQL } from '../src/services/log/settle.ts';
+import { ADVANCE_EXPIRED_SQL } from '../src/services/log/settle.ts';
 import { PROBE_GROUPS_SQL } from '../src/services/log/waiters.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { ack, pop, push } from './helpers/log.ts';
@@ -70,6 +70,8 @@ afterAll(async () => {
   await tb?.close();
 });
 
+const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+
 /** The plan of a statement under the settings the log runs it with, as EXPLAIN's text. */
 async function planOf(sql: string, params: unknown[]): Promise<string> {
   const r = await inTransaction(tb.sql, (tx) => tx.query(`EXPLAIN ${sql}`, params), { setup: setLocal(INDEX_PLANS) });
@@ -87,11 +89,14 @@ describe('plans on tables analysed while empty', () => {
     ['readAndLease', READ_AND_LEASE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1_000_000, 1000, 16 * 1024 * 1024, 30]],
     ['readAndComplete', READ_AND_COMPLETE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1_000_000, 1000, 16 * 1024 * 1024]],
     ['advanceExpired', ADVANCE_EXPIRED_SQL, () => ['acme', 'hist', 'Default', 'g']],
-    ['settleBatches', SETTLE_BATCHES_SQL, () => ['acme', ['hist'], ['Default'], ['g'], ['00000000-0000-0000-0000-000000000000']]],
-    ['findPartitions', FIND_PARTITIONS_SQL, () => ['acme', ['00000000-0000-0000-0000-000000000000']]],
-    ['batchFrames', BATCH_FRAMES_SQL, () => ['acme', ['hist'], ['Default'], [5], [1005]]],
-    ['lockConsumers', LOCK_CONSUMERS_SQL, () => ['acme', ['wide'], ['p1'], ['g']]],
-    ['priorVerdicts', PRIOR_VERDICTS_SQL, () => ['acme', ['g', 'g'], [5, 6]]],
+    ['locate', LOCATE_SQL, () => ['acme', ['00000000-0000-0000-0000-000000000000'], ['g']]],
+    ['batchFrames', BATCH_FRAMES_SQL, () => ['acme', ['hist'], ['Default'], ['g'], [5], [1005]]],
+    ['findFrames', FIND_FRAMES_SQL, () => ['acme', ['hist'], ['Default'], ['h5'], ['g']]],
+    [
+      'writeVerdicts',
+      WRITE_VERDICTS_SQL,
+      () => ['acme', ['g'], [5], ['completed'], [0], [ZERO_UUID], ['g'], [6], [null], [4], ['hist'], ['Default'], ['g'], [ZERO_UUID], [5]],
+    ],
     ['probeGroups', PROBE_GROUPS_SQL, () => [['acme'], ['wide'], ['g'], 16]],
     ['lockPartitions', LOCK_PARTITIONS_SQL, () => [['acme'], ['wide'], ['p5']]],
     [

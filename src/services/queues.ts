@@ -5,19 +5,10 @@ import { inTransaction, type Queryable } from '../db/transaction.ts';
 import { ApiError } from '../errors.ts';
 import type { PayloadCipher } from '../payload.ts';
 
-/** A queue's options as the log uses them. */
-export interface QueueConfig {
-  encryptionEnabled: boolean;
-  leaseTimeSeconds: number;
-  retryLimit: number;
-}
-
 /** A queue's lease time until configured: 300 s. */
 export const DEFAULT_LEASE_SECONDS = 300;
 /** A queue's retry limit until configured: 3 redeliveries after a failure. */
 export const DEFAULT_RETRY_LIMIT = 3;
-
-const DEFAULTS: QueueConfig = { encryptionEnabled: false, leaseTimeSeconds: DEFAULT_LEASE_SECONDS, retryLimit: DEFAULT_RETRY_LIMIT };
 
 /** Retry-After when a queue encrypts at rest and this broker has no key: an operator must act. */
 export const ENCRYPTION_RETRY_AFTER_SECONDS = 60;
@@ -28,21 +19,6 @@ export function encryptionUnavailable(queue: string, field?: string): ApiError {
     `queue "${queue}" encrypts at rest but this broker has no QUEEN_ENCRYPTION_KEY; an operator must configure the key`,
     { retryAfter: ENCRYPTION_RETRY_AFTER_SECONDS, ...(field ? { field } : {}) },
   );
-}
-
-/** queueConfig — $1 tenant, $2 queue. No lock. Rows: 0 or 1 (none: the defaults apply). */
-const QUEUE_CONFIG_SQL = 'SELECT encryption_enabled, lease_time_seconds, retry_limit FROM queues WHERE tenant = $1 AND name = $2';
-
-/** The queue's options; a queue that does not exist yet has the defaults. */
-export async function queueConfig(db: Queryable, tenant: string, queue: string): Promise<QueueConfig> {
-  const r = await db.query<{ encryption_enabled: boolean; lease_time_seconds: number; retry_limit: number }>(QUEUE_CONFIG_SQL, [
-    tenant,
-    queue,
-  ]);
-  const row = r.rows[0];
-  return row
-    ? { encryptionEnabled: row.encryption_enabled, leaseTimeSeconds: row.lease_time_seconds, retryLimit: row.retry_limit }
-    : DEFAULTS;
 }
 
 /** encryptingQueues — $1 tenant, $2 queue names. No lock. Rows: the ones that encrypt at rest. */
@@ -60,7 +36,7 @@ const ENSURE_QUEUES_SQL = 'INSERT INTO queues (tenant, name) SELECT $1, unnest($
 
 /**
  * ensurePartitions — $1 tenant, $2 queues, $3 partitions (parallel), $4 the distinct queues. Creates
- * the missing queues and partitions in one round trip (an append does this on every fire).
+ * the missing queues and partitions in one round trip (schedule, and an append whose lock found some missing).
  * Locks: new rows. Rows: the partitions created by this statement (queue, name).
  */
 const ENSURE_PARTITIONS_SQL = `

@@ -2,17 +2,24 @@
 // queue's retryLimit, then dead-lettered) or dlq, and settles the batches whose last frame is
 // judged (./settle.ts).
 //
-// Set-based: a request of any size (up to 1,000 acks) costs a fixed number of statements — find
-// the frames, lock their consumer rows, read their verdicts so far, then write the new verdicts,
-// the dead letters and the settled batches, each in one statement. The rules are applied to the
-// items in request order in memory, as if each were acked on its own.
+// Set-based: a request of any size (up to 1,000 acks) costs the same few statements — locate the
+// partitions and lock their consumer rows, read the frames of the leased batches with their
+// verdicts so far, then write the new verdicts, the dead letters and the settled batches in one
+// statement. The rules are applied to the items in request order in memory, as if each were acked
+// on its own.
+//
+// Why the consumer row lock is enough: every write of a group's verdicts on a partition's frames
+// (here, and an autoAck pop completing failed frames) happens under that group's consumer row for
+// that partition, so once this transaction holds the row the verdicts it reads stay true until it
+// commits.
 import type { AckStatus } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
-import { byteOrder, isoSql } from '../../db/sql.ts';
+import { isoSql } from '../../db/sql.ts';
 import { inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
+import { DEFAULT_RETRY_LIMIT } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';
-import { settleBatches, type LeasedBatch } from './settle.ts';
+import { cursorAfterBatch, type BatchFrame, type Released } from './settle.ts';
 
 export interface AckItem {
   transactionId: string;
@@ -36,110 +43,136 @@ export interface AckOutcome {
 }
 
 /**
- * findPartitions — the partitions named by id in the caller's tenant (partitions_id: unique on
- * the id alone, so the planner knows a probe finds one row whatever the statistics say).
- * $1 tenant, $2 partition ids. Locks: none. Rows: one per partition found.
+ * locate — the (partition, group) pairs the acks name: each partition looked up by id in the
+ * caller's tenant (partitions_id: unique on the id alone, so a probe finds one row whatever the
+ * statistics say), then its consumer row for the group locked against concurrent pops, acks and
+ * appends, in key order (queue, partition, group: as every transaction that holds several consumer
+ * rows takes them). With each pair: the queue's retryLimit and PostgreSQL's clock.
+ * $1 tenant, $2 partition ids, $3 groups (parallel, distinct pairs). Locks: the consumer rows.
+ * Rows: one per pair whose partition exists (consumer columns null when the group never popped it).
  */
-export const FIND_PARTITIONS_SQL = `
-SELECT i.pid::text AS id, p.queue, p.name
-  FROM unnest($2::uuid[]) AS i(pid)
- CROSS JOIN LATERAL (SELECT p.queue, p.name FROM partitions p WHERE p.id = i.pid AND p.tenant = $1 LIMIT 1) p`;
+export const LOCATE_SQL = `
+WITH named AS MATERIALIZED (
+  SELECT k.pid, k.grp, p.queue, p.name
+    FROM unnest($2::uuid[], $3::text[]) AS k(pid, grp)
+   CROSS JOIN LATERAL (SELECT p.queue, p.name FROM partitions p WHERE p.id = k.pid AND p.tenant = $1 LIMIT 1) p
+   ORDER BY p.queue, p.name, k.grp
+)
+SELECT n.pid::text AS partition_id, n.queue, n.name AS partition, n.grp AS consumer_group,
+       c.cursor_seq, c.lease_id, c.batch_end_seq, c.last_seq, c.live,
+       coalesce((SELECT q.retry_limit FROM queues q WHERE q.tenant = $1 AND q.name = n.queue), ${DEFAULT_RETRY_LIMIT}) AS retry_limit,
+       ${isoSql('now()')} AS now
+  FROM named n
+  LEFT JOIN LATERAL (
+       SELECT c.cursor_seq, c.lease_id::text AS lease_id, c.batch_end_seq, c.last_seq,
+              coalesce(c.lease_expires_at > now(), false) AS live
+         FROM partition_consumers c
+        WHERE c.tenant = $1 AND c.queue = n.queue AND c.partition = n.name AND c.consumer_group = n.grp
+          FOR UPDATE OF c) c ON true`;
+
+/** A frame's verdict for group `grp`, as columns of a lateral probe (primary key). */
+const VERDICT_OF = (grp: string) => `
+ LEFT JOIN LATERAL (SELECT d.status, d.retry_count, d.lease_id::text AS verdict_lease FROM message_deliveries d
+                     WHERE d.tenant = $1 AND d.consumer_group = ${grp} AND d.message_seq = m.seq LIMIT 1) d ON true`;
 
 /**
- * batchFrames — the frames of live leased batches: for each (queue, partition, cursor, batch end)
- * one index range of at most one batch. An ack names its frame by txn; matching the txns against
- * these in memory keeps the lookup bounded by the batch, where a per-item probe by txn may walk
- * the whole partition (without statistics the planner rates messages_partition_seq as cheap as
- * the txn's unique key).
- * $1 tenant, $2 queues, $3 partitions, $4 cursors, $5 batch ends (parallel). Locks: none.
- * Rows: one per frame in those ranges. (OFFSET 0 keeps the range a subquery run per range, which
- * the planner would otherwise flatten into a join free to scan the table.)
+ * batchFrames — the frames of leased batches, with the group's verdict on each: for each
+ * (queue, partition, group, cursor, batch end) one index range of at most one batch. An ack names
+ * its frame by txn; matching the txns against these in memory keeps the lookup bounded by the
+ * batch, where a per-item probe by txn may walk the whole partition (without statistics the
+ * planner rates messages_partition_seq as cheap as the txn's unique key).
+ * $1 tenant, $2 queues, $3 partitions, $4 groups, $5 cursors, $6 batch ends (parallel). Locks:
+ * none. Rows: one per frame in those ranges, in seq order within each. (OFFSET 0 keeps the range
+ * a subquery run per range, which the planner would otherwise flatten into a join free to scan
+ * the table.)
  */
 export const BATCH_FRAMES_SQL = `
-SELECT k.queue, k.partition, m.seq, m.transaction_id
-  FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS k(queue, partition, cursor_seq, end_seq)
+SELECT k.queue, k.partition, k.grp AS consumer_group, m.seq, m.transaction_id, d.status, d.retry_count, d.verdict_lease
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[]) AS k(queue, partition, grp, cursor_seq, end_seq)
  CROSS JOIN LATERAL (SELECT m.seq, m.transaction_id FROM messages m
                       WHERE m.tenant = $1 AND m.queue = k.queue AND m.partition = k.partition
                         AND m.seq > k.cursor_seq AND m.seq <= k.end_seq
-                     OFFSET 0) m`;
+                      ORDER BY m.seq
+                     OFFSET 0) m
+${VERDICT_OF('k.grp')}`;
 
 /**
- * findFrames — frames by (queue, partition, txn): the acks that named no frame of a live batch
- * (a repeated or late ack: the rare path). $1 tenant, $2 queues, $3 partitions, $4 txns
- * (parallel). Locks: none. Rows: one per frame found.
+ * findFrames — frames by (queue, partition, txn), with the group's verdict: the acks that named
+ * no frame of a leased batch (a repeated or late ack: the rare path). $1 tenant, $2 queues,
+ * $3 partitions, $4 txns, $5 groups (parallel). Locks: none. Rows: one per frame found.
  */
 export const FIND_FRAMES_SQL = `
-SELECT k.queue, k.partition, m.seq, m.transaction_id
-  FROM unnest($2::text[], $3::text[], $4::text[]) AS k(queue, partition, txn)
+SELECT k.queue, k.partition, k.grp AS consumer_group, m.seq, m.transaction_id, d.status, d.retry_count, d.verdict_lease
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS k(queue, partition, txn, grp)
  CROSS JOIN LATERAL (SELECT m.seq, m.transaction_id FROM messages m
                       WHERE m.tenant = $1 AND m.queue = k.queue AND m.partition = k.partition AND m.transaction_id = k.txn
-                      LIMIT 1) m`;
+                      LIMIT 1) m
+${VERDICT_OF('k.grp')}`;
 
 /**
- * lockConsumers — the consumer state of each (queue, partition, group), locked against concurrent
- * pops, acks and appends, in the order given (the caller sorts by key, as the append locks).
- * $1 tenant, $2 queues, $3 partitions, $4 groups (parallel). Locks: those consumer rows.
- * Rows: one per existing row.
+ * writeVerdicts — in one statement: the new verdicts; the dead letters (the frames' stored bytes
+ * go to their group's dead letters as they are, still encrypted when the frame is: replayable);
+ * and the settled batches (the cursor moves to where ./settle.ts computed, the lease is released;
+ * each consumer row found by key, then updated by its ctid, which stays put while it is locked).
+ * $1 tenant; verdicts $2 groups, $3 seqs, $4 statuses, $5 retry counts, $6 leases; dead letters
+ * $7 groups, $8 seqs, $9 errors|null, $10 retry counts; settled $11 queues, $12 partitions,
+ * $13 groups, $14 leases, $15 cursors (each set parallel). Locks: the delivery rows, the new dead
+ * letters, the consumer rows (already held). Rows: none.
  */
-export const LOCK_CONSUMERS_SQL = `
-SELECT c.*
-  FROM unnest($2::text[], $3::text[], $4::text[]) AS k(queue, partition, grp)
- CROSS JOIN LATERAL (
-       SELECT c.queue, c.partition, c.consumer_group, c.cursor_seq, c.lease_id::text AS lease_id, c.batch_end_seq,
-              coalesce(c.lease_expires_at > now(), false) AS live
-         FROM partition_consumers c
-        WHERE c.tenant = $1 AND c.queue = k.queue AND c.partition = k.partition AND c.consumer_group = k.grp
-          FOR UPDATE OF c) c`;
+export const WRITE_VERDICTS_SQL = `
+WITH verdicts AS (
+  INSERT INTO message_deliveries (tenant, consumer_group, message_seq, status, retry_count, lease_id)
+  SELECT $1, v.grp, v.seq, v.status, v.retries, v.lease
+    FROM unnest($2::text[], $3::bigint[], $4::text[], $5::int[], $6::uuid[]) AS v(grp, seq, status, retries, lease)
+  ON CONFLICT (tenant, consumer_group, message_seq)
+  DO UPDATE SET status = EXCLUDED.status, retry_count = EXCLUDED.retry_count, lease_id = EXCLUDED.lease_id, updated_at = now()
+),
+dead AS (
+  INSERT INTO dead_letters (tenant, queue, partition, consumer_group, message_id, transaction_id, payload, encrypted,
+                            producer_sub, error_message, retry_count, timer_key)
+  SELECT m.tenant, m.queue, m.partition, k.grp, m.id, m.transaction_id, m.payload, m.encrypted,
+         m.producer_sub, k.error, k.retries, m.timer_key
+    FROM unnest($7::text[], $8::bigint[], $9::text[], $10::int[]) AS k(grp, seq, error, retries)
+   CROSS JOIN LATERAL (SELECT m.* FROM messages m WHERE m.tenant = $1 AND m.seq = k.seq LIMIT 1) m
+),
+settled AS (
+  SELECT x.tid, s.cursor_seq
+    FROM unnest($11::text[], $12::text[], $13::text[], $14::uuid[], $15::bigint[]) AS s(queue, partition, grp, lease, cursor_seq)
+   CROSS JOIN LATERAL (SELECT c.ctid AS tid FROM partition_consumers c
+                        WHERE c.tenant = $1 AND c.queue = s.queue AND c.partition = s.partition AND c.consumer_group = s.grp
+                          AND c.lease_id = s.lease
+                        LIMIT 1) x
+)
+UPDATE partition_consumers c
+   SET cursor_seq = s.cursor_seq, lease_id = NULL, lease_expires_at = NULL, batch_end_seq = NULL, updated_at = now()
+  FROM settled s
+ WHERE c.ctid = s.tid`;
 
-/**
- * priorVerdicts — the frames' verdicts so far. $1 tenant, $2 groups, $3 seqs (parallel, in the
- * order to lock them). Locks: those delivery rows. Rows: one per existing verdict.
- */
-export const PRIOR_VERDICTS_SQL = `
-SELECT d.*
-  FROM unnest($2::text[], $3::bigint[]) AS k(grp, seq)
- CROSS JOIN LATERAL (
-       SELECT d.consumer_group, d.message_seq, d.status, d.retry_count, d.lease_id::text AS lease_id
-         FROM message_deliveries d
-        WHERE d.tenant = $1 AND d.consumer_group = k.grp AND d.message_seq = k.seq
-          FOR UPDATE OF d) d`;
-
-/** retryLimits — $1 tenant, $2 queue names. Locks: none. Rows: one per existing queue. */
-const RETRY_LIMITS_SQL = 'SELECT name, retry_limit FROM queues WHERE tenant = $1 AND name = ANY($2::text[])';
-
-/** now — no parameters. PostgreSQL's clock as a wire instant. Rows: 1. */
-const NOW_SQL = `SELECT ${isoSql('now()')} AS now`;
-
-/**
- * recordVerdicts — $1 tenant, $2 groups, $3 seqs, $4 statuses, $5 retry counts, $6 leases
- * (parallel; one element per frame). Locks: the delivery rows. Rows: one per element.
- */
-const RECORD_VERDICTS_SQL = `
-INSERT INTO message_deliveries (tenant, consumer_group, message_seq, status, retry_count, lease_id)
-SELECT $1, v.grp, v.seq, v.status, v.retries, v.lease
-  FROM unnest($2::text[], $3::bigint[], $4::text[], $5::int[], $6::uuid[]) AS v(grp, seq, status, retries, lease)
-ON CONFLICT (tenant, consumer_group, message_seq)
-DO UPDATE SET status = EXCLUDED.status, retry_count = EXCLUDED.retry_count, lease_id = EXCLUDED.lease_id, updated_at = now()`;
-
-/**
- * deadLetterFrames — the frames' stored bytes go to their group's dead letters as they are (still
- * encrypted when the frame is): a consumer's dead letter, replayable.
- * $1 tenant, $2 groups, $3 seqs, $4 errors|null, $5 retry counts (parallel). Locks: the new rows.
- * Rows: one per element, in order.
- */
-const DEAD_LETTER_FRAMES_SQL = `
-INSERT INTO dead_letters (tenant, queue, partition, consumer_group, message_id, transaction_id, payload, encrypted,
-                          producer_sub, error_message, retry_count, timer_key)
-SELECT m.tenant, m.queue, m.partition, k.grp, m.id, m.transaction_id, m.payload, m.encrypted,
-       m.producer_sub, k.error, k.retries, m.timer_key
-  FROM unnest($2::text[], $3::bigint[], $4::text[], $5::int[]) AS k(grp, seq, error, retries)
- CROSS JOIN LATERAL (SELECT m.* FROM messages m WHERE m.tenant = $1 AND m.seq = k.seq LIMIT 1) m`;
-
-interface Consumer {
-  cursor_seq: number;
+/** A located (partition, group) pair: its consumer row (absent: the group never popped it). */
+interface Located {
+  partition_id: string;
+  queue: string;
+  partition: string;
+  consumer_group: string;
+  cursor_seq: number | null;
   lease_id: string | null;
   batch_end_seq: number | null;
-  live: boolean;
+  last_seq: number | null;
+  live: boolean | null;
+  retry_limit: number;
+  now: string;
+}
+
+/** A frame row of BATCH_FRAMES_SQL / FIND_FRAMES_SQL: the frame and the group's verdict so far. */
+interface FrameRow {
+  queue: string;
+  partition: string;
+  consumer_group: string;
+  seq: number;
+  transaction_id: string;
+  status: AckStatus | null;
+  retry_count: number | null;
+  verdict_lease: string | null;
 }
 
 interface Verdict {
@@ -149,7 +182,8 @@ interface Verdict {
 }
 
 const pairKey = (queue: string, partition: string, group: string) => `${queue}\u0000${partition}\u0000${group}`;
-const verdictKey = (group: string, seq: number) => `${group}\u0000${seq}`;
+const frameKey = (pair: string, txn: string) => `${pair}\u0000${txn}`;
+
 /**
  * Acks frames in one transaction; each item answers an outcome or an ApiError (batch acks report
  * per item; a single ack throws it). Outcomes come back in input order.
@@ -163,98 +197,77 @@ export async function ack(deps: LogDeps, caller: Caller, items: AckItem[]): Prom
 }
 
 async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
-  // The partitions the acks name, then their consumer rows, locked in key order (as every
-  // transaction that holds several consumer rows takes them).
-  const named = await tx.query<{ id: string; queue: string; name: string }>(FIND_PARTITIONS_SQL, [
-    tenant,
-    [...new Set(items.map((i) => i.partitionId.toLowerCase()))],
-  ]);
-  const partitionOf = new Map(named.rows.map((r) => [r.id, { queue: r.queue, partition: r.name }]));
-  const pairs = new Map<string, { queue: string; partition: string; group: string }>();
-  for (const item of items) {
-    const p = partitionOf.get(item.partitionId.toLowerCase());
-    if (p) pairs.set(pairKey(p.queue, p.partition, item.consumerGroup), { ...p, group: item.consumerGroup });
-  }
-  const pairList = [...pairs.values()].sort(
-    (a, b) => byteOrder(a.queue, b.queue) || byteOrder(a.partition, b.partition) || byteOrder(a.group, b.group),
-  );
-  const consumers = new Map<string, Consumer>();
-  if (pairList.length > 0) {
-    const locked = await tx.query<Consumer & { queue: string; partition: string; consumer_group: string }>(LOCK_CONSUMERS_SQL, [
-      tenant,
-      pairList.map((p) => p.queue),
-      pairList.map((p) => p.partition),
-      pairList.map((p) => p.group),
-    ]);
-    for (const r of locked.rows) consumers.set(pairKey(r.queue, r.partition, r.consumer_group), r);
-  }
+  // The pairs the items name, located and locked.
+  const named = [...new Map(items.map((i) => [`${i.partitionId.toLowerCase()}\u0000${i.consumerGroup}`, i])).values()];
+  const located = (
+    await tx.query<Located>(LOCATE_SQL, [tenant, named.map((i) => i.partitionId.toLowerCase()), named.map((i) => i.consumerGroup)])
+  ).rows;
+  const byName = new Map(located.map((l) => [`${l.partition_id}\u0000${l.consumer_group}`, l]));
+  const byPair = new Map(located.map((l) => [pairKey(l.queue, l.partition, l.consumer_group), l]));
+  const pairFor = (item: AckItem) => byName.get(`${item.partitionId.toLowerCase()}\u0000${item.consumerGroup}`);
 
-  // The frames: those of the live batches first, then the rest by txn.
-  const seqOf = new Map<string, number>();
-  const frameKey = (queue: string, partition: string, txn: string) => `${queue}\u0000${partition}\u0000${txn}`;
-  const ranges = [
-    ...new Map(
-      pairList
-        .map((p) => ({ ...p, c: consumers.get(pairKey(p.queue, p.partition, p.group)) }))
-        .filter((p) => p.c?.lease_id && p.c.batch_end_seq !== null)
-        .map((p) => [`${p.queue}\u0000${p.partition}\u0000${p.c!.cursor_seq}\u0000${p.c!.batch_end_seq}`, p]),
-    ).values(),
-  ];
-  if (ranges.length > 0) {
-    const r = await tx.query<{ queue: string; partition: string; seq: number; transaction_id: string }>(BATCH_FRAMES_SQL, [
+  // The frames: the leased batches' first (with every frame of each, to settle it), then the
+  // rest by txn. The verdicts come with them.
+  const frames = new Map<string, FrameRow>();
+  const batchFrames = new Map<string, BatchFrame[]>();
+  const leased = located.filter((l) => l.lease_id !== null && l.batch_end_seq !== null);
+  if (leased.length > 0) {
+    const r = await tx.query<FrameRow>(BATCH_FRAMES_SQL, [
       tenant,
-      ranges.map((p) => p.queue),
-      ranges.map((p) => p.partition),
-      ranges.map((p) => p.c!.cursor_seq),
-      ranges.map((p) => p.c!.batch_end_seq),
+      leased.map((l) => l.queue),
+      leased.map((l) => l.partition),
+      leased.map((l) => l.consumer_group),
+      leased.map((l) => l.cursor_seq),
+      leased.map((l) => l.batch_end_seq),
     ]);
-    for (const row of r.rows) seqOf.set(frameKey(row.queue, row.partition, row.transaction_id), Number(row.seq));
+    for (const row of r.rows) {
+      const pair = pairKey(row.queue, row.partition, row.consumer_group);
+      frames.set(frameKey(pair, row.transaction_id), row);
+      const list = batchFrames.get(pair) ?? [];
+      list.push({ seq: Number(row.seq) });
+      batchFrames.set(pair, list);
+    }
   }
-  const missing = items
-    .map((item) => ({ item, p: partitionOf.get(item.partitionId.toLowerCase()) }))
-    .filter(({ item, p }) => p && !seqOf.has(frameKey(p.queue, p.partition, item.transactionId)));
-  if (missing.length > 0) {
-    const r = await tx.query<{ queue: string; partition: string; seq: number; transaction_id: string }>(FIND_FRAMES_SQL, [
-      tenant,
-      missing.map((m) => m.p!.queue),
-      missing.map((m) => m.p!.partition),
-      missing.map((m) => m.item.transactionId),
-    ]);
-    for (const row of r.rows) seqOf.set(frameKey(row.queue, row.partition, row.transaction_id), Number(row.seq));
-  }
-  const located = items.map((item) => {
-    const p = partitionOf.get(item.partitionId.toLowerCase());
-    const seq = p && seqOf.get(frameKey(p.queue, p.partition, item.transactionId));
-    return { item, frame: p && seq !== undefined ? { ...p, seq } : undefined };
+  const missing = items.filter((item) => {
+    const l = pairFor(item);
+    return l && !frames.has(frameKey(pairKey(l.queue, l.partition, l.consumer_group), item.transactionId));
   });
-
-  const judged = located.filter((l) => l.frame);
-  const verdicts = new Map<string, Verdict>();
-  if (judged.length > 0) {
-    const keys = [...new Map(judged.map((l) => [verdictKey(l.item.consumerGroup, l.frame!.seq), l])).values()].sort(
-      (a, b) => byteOrder(a.item.consumerGroup, b.item.consumerGroup) || a.frame!.seq - b.frame!.seq,
-    );
-    const prior = await tx.query<Verdict & { consumer_group: string; message_seq: number }>(PRIOR_VERDICTS_SQL, [
+  if (missing.length > 0) {
+    const r = await tx.query<FrameRow>(FIND_FRAMES_SQL, [
       tenant,
-      keys.map((l) => l.item.consumerGroup),
-      keys.map((l) => l.frame!.seq),
+      missing.map((i) => pairFor(i)!.queue),
+      missing.map((i) => pairFor(i)!.partition),
+      missing.map((i) => i.transactionId),
+      missing.map((i) => i.consumerGroup),
     ]);
-    for (const r of prior.rows) verdicts.set(verdictKey(r.consumer_group, Number(r.message_seq)), r);
+    for (const row of r.rows) frames.set(frameKey(pairKey(row.queue, row.partition, row.consumer_group), row.transaction_id), row);
   }
-  const limits = new Map<string, number>();
-  const failing = [...new Set(judged.filter((l) => l.item.status === 'failed').map((l) => l.frame!.queue))];
-  if (failing.length > 0) {
-    const r = await tx.query<{ name: string; retry_limit: number }>(RETRY_LIMITS_SQL, [tenant, failing]);
-    for (const row of r.rows) limits.set(row.name, row.retry_limit);
+  const verdicts = new Map<string, Verdict>();
+  const verdictKey = (group: string, seq: number) => `${group}\u0000${seq}`;
+  for (const f of frames.values()) {
+    if (f.status !== null) {
+      verdicts.set(verdictKey(f.consumer_group, Number(f.seq)), {
+        status: f.status,
+        retry_count: f.retry_count!,
+        lease_id: f.verdict_lease,
+      });
+    }
   }
-  const now = (await tx.query<{ now: string }>(NOW_SQL)).rows[0].now;
 
   // The rules, item by item, against the state the earlier items left.
   const written: { group: string; seq: number; status: AckStatus; retries: number; lease: string }[] = [];
   const dead: { group: string; seq: number; error: string | null; retries: number }[] = [];
   const lastJudgeOf = new Map<string, number>();
-  const outcomes: (AckOutcome | ApiError)[] = located.map(({ item, frame }, index) => {
+  const outcomes: (AckOutcome | ApiError)[] = items.map((item, index) => {
     const group = item.consumerGroup;
+    const pc = pairFor(item);
+    const pair = pc && pairKey(pc.queue, pc.partition, group);
+    const frame = pair && frames.get(frameKey(pair, item.transactionId));
+    if (!pc || !frame) {
+      return new ApiError('not_found', `no frame with transactionId "${item.transactionId}" in partition ${item.partitionId}`, {
+        field: 'transactionId',
+      });
+    }
     const outcome = (status: AckStatus, retryCount: number): AckOutcome => ({
       transactionId: item.transactionId,
       partitionId: item.partitionId,
@@ -262,25 +275,20 @@ async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
       consumerGroup: group,
       retryCount,
       leaseReleased: false,
-      acknowledgedAt: now,
+      acknowledgedAt: pc.now,
     });
-    if (!frame) {
-      return new ApiError('not_found', `no frame with transactionId "${item.transactionId}" in partition ${item.partitionId}`, {
-        field: 'transactionId',
-      });
-    }
-    const pc = consumers.get(pairKey(frame.queue, frame.partition, group));
-    const prior = verdicts.get(verdictKey(group, frame.seq));
+    const seq = Number(frame.seq);
+    const prior = verdicts.get(verdictKey(group, seq));
     // Final verdicts are idempotent: a retried ack answers the verdict already recorded. A frame
     // the cursor passed without a verdict was completed by an autoAck pop.
     if (prior && prior.status !== 'failed') return outcome(prior.status, prior.retry_count);
-    if (!prior && pc && frame.seq <= Number(pc.cursor_seq)) return outcome('completed', 0);
+    if (!prior && pc.cursor_seq !== null && seq <= Number(pc.cursor_seq)) return outcome('completed', 0);
 
-    const inLiveBatch = pc && pc.live && pc.lease_id !== null && frame.seq > Number(pc.cursor_seq) && frame.seq <= Number(pc.batch_end_seq);
+    const inLiveBatch = pc.live && pc.lease_id !== null && seq > Number(pc.cursor_seq) && seq <= Number(pc.batch_end_seq);
     if (!inLiveBatch || (item.leaseId != null && item.leaseId !== pc.lease_id)) {
       return new ApiError(
         'lease_mismatch',
-        item.leaseId != null && pc?.lease_id && item.leaseId !== pc.lease_id
+        item.leaseId != null && pc.lease_id && item.leaseId !== pc.lease_id
           ? `leaseId ${item.leaseId} is not the live lease of this partition for consumer group "${group}"; the frame will be redelivered to its current holder`
           : `frame "${item.transactionId}" is not leased to consumer group "${group}": its lease expired or it was never popped; it will be redelivered`,
         { field: 'leaseId' },
@@ -295,43 +303,49 @@ async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
     if (status === 'failed') {
       retryCount += 1;
       // retryLimit counts redeliveries after a failure: limit 3 = up to 4 deliveries, then DLQ.
-      if (retryCount > (limits.get(frame.queue) ?? 3)) status = 'dlq';
+      if (retryCount > pc.retry_limit) status = 'dlq';
     }
-    verdicts.set(verdictKey(group, frame.seq), { status, retry_count: retryCount, lease_id: leaseId });
-    written.push({ group, seq: frame.seq, status, retries: retryCount, lease: leaseId });
-    if (status === 'dlq') dead.push({ group, seq: frame.seq, error: item.error ?? null, retries: retryCount });
-    lastJudgeOf.set(pairKey(frame.queue, frame.partition, group), index);
+    verdicts.set(verdictKey(group, seq), { status, retry_count: retryCount, lease_id: leaseId });
+    written.push({ group, seq, status, retries: retryCount, lease: leaseId });
+    if (status === 'dlq') dead.push({ group, seq, error: item.error ?? null, retries: retryCount });
+    lastJudgeOf.set(pair, index);
     return outcome(status, retryCount);
   });
 
+  // The batches judged here that are now settled: their cursor moves and their lease is released.
+  const settled: (Released & { lease: string; cursor: number })[] = [];
+  for (const pair of lastJudgeOf.keys()) {
+    const pc = byPair.get(pair)!;
+    const lease = pc.lease_id!;
+    const cursor = cursorAfterBatch(batchFrames.get(pair) ?? [], Number(pc.batch_end_seq), lease, (seq) =>
+      verdicts.get(verdictKey(pc.consumer_group, seq)),
+    );
+    if (cursor === undefined) continue;
+    settled.push({ queue: pc.queue, partition: pc.partition, group: pc.consumer_group, lease, cursor, more: cursor < Number(pc.last_seq) });
+  }
   if (written.length > 0) {
-    await tx.query(RECORD_VERDICTS_SQL, [
+    await tx.query(WRITE_VERDICTS_SQL, [
       tenant,
       written.map((w) => w.group),
       written.map((w) => w.seq),
       written.map((w) => w.status),
       written.map((w) => w.retries),
       written.map((w) => w.lease),
-    ]);
-  }
-  if (dead.length > 0) {
-    await tx.query(DEAD_LETTER_FRAMES_SQL, [
-      tenant,
       dead.map((d) => d.group),
       dead.map((d) => d.seq),
       dead.map((d) => d.error),
       dead.map((d) => d.retries),
+      settled.map((b) => b.queue),
+      settled.map((b) => b.partition),
+      settled.map((b) => b.group),
+      settled.map((b) => b.lease),
+      settled.map((b) => b.cursor),
     ]);
   }
-  const batches: LeasedBatch[] = [...lastJudgeOf.keys()].map((k) => {
-    const p = pairs.get(k)!;
-    return { queue: p.queue, partition: p.partition, group: p.group, leaseId: consumers.get(k)!.lease_id! };
-  });
-  const released = await settleBatches(tx, tenant, batches);
   // The ack that judged a batch's last frame is the one that released it.
-  for (const r of released) {
-    const o = outcomes[lastJudgeOf.get(pairKey(r.queue, r.partition, r.group))!];
+  for (const b of settled) {
+    const o = outcomes[lastJudgeOf.get(pairKey(b.queue, b.partition, b.group))!];
     if (!(o instanceof ApiError)) o.leaseReleased = true;
   }
-  return { outcomes, released };
+  return { outcomes, released: settled.map(({ queue, partition, group, more }) => ({ queue, partition, group, more })) };
 }

@@ -44,36 +44,6 @@ UPDATE partition_consumers c
  WHERE c.tenant = $1 AND c.queue = $2 AND c.partition = $3 AND c.consumer_group = $4
 RETURNING c.cursor_seq`;
 
-/**
- * settleBatches — for each (queue, partition, group, lease) given: when every frame of the leased
- * batch is completed, dead-lettered or failed under that lease, moves the cursor and releases the
- * lease. $1 tenant, $2 queues, $3 partitions, $4 groups, $5 lease ids (parallel).
- * Locks: the consumer rows (the caller holds them, so their ctids stay put). Rows: one per
- * released lease.
- */
-export const SETTLE_BATCHES_SQL = `
-WITH k AS (
-  SELECT t.tid, k.lease
-    FROM unnest($2::text[], $3::text[], $4::text[], $5::uuid[]) AS k(queue, partition, grp, lease)
-   CROSS JOIN LATERAL (
-         SELECT c.ctid AS tid FROM partition_consumers c
-          WHERE c.tenant = $1 AND c.queue = k.queue AND c.partition = k.partition AND c.consumer_group = k.grp
-            AND c.lease_id = k.lease
-          LIMIT 1) t
-)
-UPDATE partition_consumers c
-   SET cursor_seq = ${CURSOR_AFTER_BATCH},
-       lease_id = NULL, lease_expires_at = NULL, batch_end_seq = NULL, updated_at = now()
-  FROM k
- WHERE c.ctid = k.tid
-   AND (SELECT min(m.seq) FROM messages m
-         WHERE m.tenant = c.tenant AND m.queue = c.queue AND m.partition = c.partition
-           AND m.seq > c.cursor_seq AND m.seq <= c.batch_end_seq
-           AND NOT coalesce((SELECT d.status <> 'failed' OR d.lease_id = k.lease FROM message_deliveries d
-                              WHERE d.tenant = c.tenant AND d.consumer_group = c.consumer_group AND d.message_seq = m.seq),
-                            false)) IS NULL
-RETURNING c.queue, c.partition, c.consumer_group, c.cursor_seq < c.last_seq AS more`;
-
 export interface ConsumerAt {
   tenant: string;
   queue: string;
@@ -87,30 +57,43 @@ export async function advanceExpired(tx: Queryable, at: ConsumerAt): Promise<num
   return Number(r.rows[0].cursor_seq);
 }
 
-export interface LeasedBatch {
-  queue: string;
-  partition: string;
-  group: string;
-  leaseId: string;
-}
-
 export interface Released {
   queue: string;
   partition: string;
   group: string;
-  /** Frames remain after the new cursor (a failed frame to redeliver, or newer frames). */
+  /** Frames remain after the new cursor (a failure to redeliver, or newer frames). */
   more: boolean;
 }
 
-/** Settles every given batch that is fully judged; returns the leases released. */
-export async function settleBatches(tx: Queryable, tenant: string, batches: LeasedBatch[]): Promise<Released[]> {
-  if (batches.length === 0) return [];
-  const r = await tx.query<{ queue: string; partition: string; consumer_group: string; more: boolean }>(SETTLE_BATCHES_SQL, [
-    tenant,
-    batches.map((b) => b.queue),
-    batches.map((b) => b.partition),
-    batches.map((b) => b.group),
-    batches.map((b) => b.leaseId),
-  ]);
-  return r.rows.map((row) => ({ queue: row.queue, partition: row.partition, group: row.consumer_group, more: row.more }));
+/** A frame of a leased batch, in seq order. */
+export interface BatchFrame {
+  seq: number;
+}
+
+/** A frame's verdict for the batch's group: its status and the lease it was recorded under. */
+export interface VerdictAt {
+  status: string;
+  lease_id: string | null;
+}
+
+/**
+ * Where the cursor goes when a leased batch is settled, or undefined while it is not: the batch
+ * (its frames after the cursor up to batchEnd, in seq order) is settled when each frame is
+ * completed, dead-lettered, or failed under `lease`; the cursor then moves just before the first
+ * failed frame (redelivered first, in order), or to the batch's end. The same rule as
+ * ADVANCE_EXPIRED_SQL, for a batch whose verdicts are all in hand.
+ */
+export function cursorAfterBatch(
+  frames: BatchFrame[],
+  batchEnd: number,
+  lease: string,
+  verdictOf: (seq: number) => VerdictAt | undefined,
+): number | undefined {
+  let firstFailed: number | undefined;
+  for (const { seq } of frames) {
+    const v = verdictOf(seq);
+    if (!v || (v.status === 'failed' && v.lease_id !== lease)) return undefined;
+    if (v.status === 'failed' && firstFailed === undefined) firstFailed = seq;
+  }
+  return firstFailed === undefined ? batchEnd : firstFailed - 1;
 }
