@@ -3,7 +3,8 @@
 // line with the result on stdout and exits. Plain JavaScript: it runs on bare `node`.
 //
 //   push     { url, token, queue, total, batch, inFlight, partitions }         → { seconds }
-//   drain    { url, token, queue, consumers, batch, autoAck, expect, limitMs }  → { seconds, received, errors }
+//   drain    { url, token, queue, consumers, batch, autoAck, expect, limitMs }  → { seconds, received, errors, empty, popMs, ackMs }
+//              seconds: until the last expected frame arrived; popMs/ackMs: latency percentiles
 //   idle     { url, token, queue, waiters, holdMs }                             → { statuses, latencies }
 //              keeps `waiters` long-polls open for holdMs; a waiter that receives a frame
 //              records now − frame.data.sentAt (the pusher's clock is this machine's too)

@@ -1,6 +1,7 @@
 // `npm run bench -- log`: the log at speed. The HTTP load runs in a child process
 // (bench/client.mjs) so that the broker's CPU (this process, and embedded PGlite with it) is
 // measured without the load generator's. One JSON line per measure:
+//   (first, unreported: 5,000 frames pushed and drained, so the measures run on a warm broker)
 //   logPush       20,000 frames over HTTP, batches of 100, 4 in flight, 8 partitions: msg/s
 //   logDrain      the same frames drained by 4 consumers (pop batch=100 + ack/batch), then again
 //                 with autoAck: msg/s, and the count of non-2xx answers
@@ -12,7 +13,7 @@
 //   logIdle       1,000 idle long-polls: the broker's CPU (share of one core) over 10 s; schedule
 //                 latency (50 single-op POST /api/v1/timers per second, from the client process)
 //                 without and with them;
-//                 push-to-waiter latency of 100 frames pushed one by one
+//                 push-to-waiter latency of 300 frames pushed one by one, 30 ms apart
 //   logTrickle    the fire lag of a trickle (as `trickle`) while 4 consumers drain at full speed
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +87,10 @@ export async function measureLog(ctx: LogBenchContext) {
     client({ kind: 'push', url, token, queue, total, batch, inFlight, partitions });
 
   // --- push and drain ---------------------------------------------------------------------
+  // A warm-up first, unreported: a broker in service has its hot paths compiled, and the first
+  // thousands of requests of a fresh process run in V8's interpreter (about 15 % slower here).
+  await pushAll('warm-up', 5_000, 8);
+  await client({ kind: 'drain', url, token, queue: 'warm-up', consumers: 4, batch: 100, autoAck: false, expect: 5_000, limitMs: 60_000 });
   const N = 20_000;
   for (const autoAck of [false, true]) {
     await resetLog(sql);
@@ -101,6 +106,8 @@ export async function measureLog(ctx: LogBenchContext) {
       seconds: round(d.seconds, 2),
       msgPerSec: Math.round(d.received / d.seconds),
       errors: d.errors,
+      popMs: d.popMs,
+      ackMs: d.ackMs,
     });
   }
 
@@ -152,7 +159,7 @@ export async function measureLog(ctx: LogBenchContext) {
     percentiles((await client({ kind: 'schedule', url, token, perSecond: 50, seconds: 10, prefix })).times);
   const without = await scheduleLatency('a');
   const waiters = 1000;
-  const idle = client({ kind: 'idle', url, token, queue: 'idle', waiters, holdMs: 35_000 });
+  const idle = client({ kind: 'idle', url, token, queue: 'idle', waiters, holdMs: 40_000 });
   await new Promise((r) => setTimeout(r, 3_000));
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
@@ -160,7 +167,7 @@ export async function measureLog(ctx: LogBenchContext) {
   const cpu = process.cpuUsage(cpu0);
   const coreShare = (cpu.user + cpu.system) / 1000 / (performance.now() - wall0);
   const withWaiters = await scheduleLatency('b');
-  await client({ kind: 'pings', url, token, queue: 'idle', count: 100, gapMs: 50 });
+  await client({ kind: 'pings', url, token, queue: 'idle', count: 300, gapMs: 30 });
   const idled = await idle;
   emit({
     measure: 'logIdle',
