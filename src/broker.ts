@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp, type AppState } from './app.ts';
 import { createVerifier } from './auth.ts';
+import { sqlState } from './errors.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
@@ -79,7 +80,8 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
   const app = await buildApp(services, state, { logger: opts.logger });
   services.log = app.log;
   db.pool.removeAllListeners('error');
-  db.pool.on('error', (err) => app.log.warn({ err }, 'idle database connection lost'));
+  // Only what an operator reads: pg attaches the whole client (its buffers, its queues) to the error.
+  db.pool.on('error', (err) => app.log.warn({ code: sqlState(err), reason: err.message }, 'idle database connection lost'));
   services.notifier = new Notifier(db.pool, !db.embedded, (err: Error) => app.log.warn({ err }, 'notification channel error'));
   services.waiters = new Waiters(
     db,
