@@ -11,7 +11,7 @@
 //   backlog  { url, token, queue, batch, group, limitMs }                       → { first, last, batches, errors }
 //   schedule { url, token, perSecond, seconds, prefix }                         → { times }
 //              single-op POST /api/v1/timers at a steady rate, each timed
-//   pings    { url, token, queue, count, gapMs }                                → { sent }
+//   pings    { url, token, queue, count, gapMs }                                → { sent, pushMs }
 //              one-frame pushes carrying { sentAt } for the idle job's waiters to time
 //              pops and acks one partition to the end, timing each pop
 import http from 'node:http';
@@ -204,12 +204,15 @@ async function schedule() {
 /** One frame at a time to `queue`, `gapMs` apart, each carrying the instant it was sent. */
 async function pings() {
   const { queue, count, gapMs } = job;
+  const pushMs = [];
   for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
     const r = await call('POST', '/api/v1/push', { items: [{ queue, payload: { sentAt: Date.now() } }] });
+    pushMs.push(performance.now() - t0);
     if (r.status !== 201) throw new Error(`push → ${r.status}`);
     await sleep(gapMs);
   }
-  return { sent: count };
+  return { sent: count, pushMs: percentiles(pushMs) };
 }
 
 const jobs = { push, drain, idle, backlog, schedule, pings };

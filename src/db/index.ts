@@ -72,7 +72,11 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   }
   const embedded = !opts.url;
   const max = embedded ? EMBEDDED_POOL_SIZE : (opts.poolSize ?? 10);
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  // PostgreSQL connections pipeline (pg's `pipeline`): a query is written as soon as it is issued,
+  // not when the previous one is answered, so the runner's BEGIN travels with a transaction's first
+  // statement (src/db/transaction.ts). Not embedded: PGlite's socket server is kept to one query
+  // in flight, the protocol it was measured with (see EMBEDDED_POOL_SIZE).
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, pipeline: !embedded });
   pool.on('error', (err) => opts.onPoolError?.(err));
   guardClients(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

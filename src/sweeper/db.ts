@@ -44,6 +44,7 @@ export class SweeperDb implements Queryable {
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 60_000,
       application_name: 'queen-timers-sweeper',
+      pipeline: true, // as the broker's pool (src/db/index.ts)
       options: Object.entries(PLANNER_SETTINGS)
         .map(([k, v]) => `-c ${k}=${v}`)
         .join(' '),
