@@ -13,7 +13,7 @@
 // the partition's consumer rows, which is how a consumer group finds the partitions that have work
 // for it with one index (src/services/log/pop.ts).
 import { byteOrder } from '../../db/sql.ts';
-import type { Queryable } from '../../db/transaction.ts';
+import { commitWith, type Queryable } from '../../db/transaction.ts';
 import { ensurePartitions } from '../queues.ts';
 
 /** A partition appended to: the unit of the append lock. */
@@ -104,16 +104,22 @@ mirrored AS (
 )
 ${s.result ?? 'SELECT * FROM appended'}`;
 
+export interface AppendOptions {
+  /** Runs once the partitions are locked, before the insert: may refuse the append (throw) or rewrite the source's parameters (encrypt payloads). */
+  prepare?: (locked: LockedPartition[]) => void;
+  /** The insert is the transaction's last statement: it goes out with the COMMIT (commitWith). */
+  commit?: boolean;
+}
+
 /**
  * Appends frames to `partitions`, creating the missing ones. Must run inside a transaction, which
- * then holds the partitions until it ends. `prepare` runs once they are locked, before the insert:
- * it may refuse the append (throw) or rewrite the source's parameters (encrypt payloads).
+ * then holds the partitions until it ends.
  */
 export async function append<R extends Record<string, unknown>>(
   tx: Queryable,
   partitions: PartitionKey[],
   source: FrameSource,
-  prepare?: (locked: LockedPartition[]) => void,
+  { prepare, commit }: AppendOptions = {},
 ): Promise<R[]> {
   if (partitions.length === 0) return [];
   const keys = [...new Map(partitions.map((k) => [`${k.tenant}\u0000${k.queue}\u0000${k.partition}`, k])).values()].sort(
@@ -144,6 +150,6 @@ export async function append<R extends Record<string, unknown>>(
     locked = await lock();
   }
   prepare?.(locked);
-  const r = await tx.query<R>(appendSql(source), source.params);
+  const r = commit ? await commitWith<R>(tx, appendSql(source), source.params) : await tx.query<R>(appendSql(source), source.params);
   return r.rows;
 }

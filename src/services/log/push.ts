@@ -23,16 +23,30 @@ frames AS (
 )`;
 
 /**
- * duplicateFrames — $1 tenant, $2 queues, $3 partitions, $4 txns (parallel). No lock.
- * Rows: the frames that made the duplicates duplicates, one per distinct key (a retried push: the
- * rare path; see FIND_FRAMES_SQL in ./ack.ts for what the planner may do without statistics).
+ * What the push answers, from the append statement itself (so the COMMIT can travel with it): the
+ * appended frames, then for each frame not appended the one already in its partition under its
+ * txn (a retried push). A repeat within the request finds no such row — the statement does not see
+ * its own inserts — and is matched against the appended ones in memory. The append statement runs
+ * after the partition lock was taken, so every frame a concurrent push committed there is visible.
  */
-export const DUPLICATE_FRAMES_SQL = `
-SELECT m.queue, m.partition, m.transaction_id, m.id::text AS id
-  FROM unnest($2::text[], $3::text[], $4::text[]) AS t(q, p, txn)
- CROSS JOIN LATERAL (SELECT m.queue, m.partition, m.transaction_id, m.id FROM messages m
-                      WHERE m.tenant = $1 AND m.queue = t.q AND m.partition = t.p AND m.transaction_id = t.txn
-                      LIMIT 1) m`;
+export const PUSH_RESULT = `
+SELECT a.id, a.queue, a.partition, a.transaction_id, true AS appended FROM appended a
+UNION ALL
+SELECT m.id::text, m.queue, m.partition, m.transaction_id, false
+  FROM frames f
+ CROSS JOIN LATERAL (SELECT m.id, m.queue, m.partition, m.transaction_id FROM messages m
+                      WHERE m.tenant = f.tenant AND m.queue = f.queue AND m.partition = f.partition
+                        AND m.transaction_id = f.transaction_id
+                      LIMIT 1) m
+ WHERE f.id::text NOT IN (SELECT id FROM appended)`;
+
+interface PushedRow extends Record<string, unknown> {
+  id: string;
+  queue: string;
+  partition: string;
+  transaction_id: string;
+  appended: boolean;
+}
 
 const keyOf = (queue: string, partition: string, txn: string) => `${queue}\u0000${partition}\u0000${txn}`;
 
@@ -52,7 +66,7 @@ export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Pr
   const results = await inTransaction(
     deps.db.pool,
     async (tx) => {
-      const appended = await append<{ id: string }>(
+      const stored = await append<PushedRow>(
         tx,
         rows.map((r) => ({ tenant, queue: r.queue, partition: r.partition })),
         {
@@ -67,44 +81,37 @@ export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Pr
             encrypted,
             sub,
           ],
+          result: PUSH_RESULT,
         },
-        (locked) => {
-          // The plan's payload ceiling binds pushed messages as it binds timers (a timer becomes one).
-          const maxPayloadBytes = deps.tenants.payloadCeiling(locked[0].max_payload_bytes);
-          const over = rows.findIndex((r) => r.bytes.length > maxPayloadBytes);
-          if (over >= 0) {
-            throw new ApiError(
-              'payload_too_large_for_plan',
-              `items.${over}.payload is ${rows[over].bytes.length} bytes; this tenant's ceiling is ${maxPayloadBytes} bytes`,
-              { field: `items.${over}.payload` },
-            );
-          }
-          const encrypting = new Set(locked.filter((p) => p.encrypted).map((p) => p.queue));
-          rows.forEach((r, i) => {
-            if (!encrypting.has(r.queue)) return;
-            // Refuse rather than store plaintext in a queue that promises encryption at rest.
-            if (!deps.cipher) throw encryptionUnavailable(r.queue);
-            payloads[i] = deps.cipher.encrypt(r.bytes);
-            encrypted[i] = true;
-          });
+        {
+          commit: true,
+          prepare: (locked) => {
+            // The plan's payload ceiling binds pushed messages as it binds timers (a timer becomes one).
+            const maxPayloadBytes = deps.tenants.payloadCeiling(locked[0].max_payload_bytes);
+            const over = rows.findIndex((r) => r.bytes.length > maxPayloadBytes);
+            if (over >= 0) {
+              throw new ApiError(
+                'payload_too_large_for_plan',
+                `items.${over}.payload is ${rows[over].bytes.length} bytes; this tenant's ceiling is ${maxPayloadBytes} bytes`,
+                { field: `items.${over}.payload` },
+              );
+            }
+            const encrypting = new Set(locked.filter((p) => p.encrypted).map((p) => p.queue));
+            rows.forEach((r, i) => {
+              if (!encrypting.has(r.queue)) return;
+              // Refuse rather than store plaintext in a queue that promises encryption at rest.
+              if (!deps.cipher) throw encryptionUnavailable(r.queue);
+              payloads[i] = deps.cipher.encrypt(r.bytes);
+              encrypted[i] = true;
+            });
+          },
         },
       );
-      const queued = new Set(appended.map((r) => r.id));
-      const dupes = rows.filter((r) => !queued.has(r.id));
-      const existing = new Map<string, string>();
-      if (dupes.length > 0) {
-        const found = await tx.query<{ queue: string; partition: string; transaction_id: string; id: string }>(DUPLICATE_FRAMES_SQL, [
-          tenant,
-          dupes.map((r) => r.queue),
-          dupes.map((r) => r.partition),
-          dupes.map((r) => r.txn),
-        ]);
-        for (const f of found.rows) existing.set(keyOf(f.queue, f.partition, f.transaction_id), f.id);
-      }
+      const queued = new Set(stored.filter((r) => r.appended).map((r) => r.id));
+      const existing = new Map(stored.map((r) => [keyOf(r.queue, r.partition, r.transaction_id), r.id]));
       return rows.map((r, index): PushResult => {
         if (queued.has(r.id)) return { index, transaction_id: r.txn, status: 'queued', message_id: r.id };
-        const id = existing.get(keyOf(r.queue, r.partition, r.txn))!;
-        return { index, transaction_id: r.txn, status: 'duplicate', message_id: id };
+        return { index, transaction_id: r.txn, status: 'duplicate', message_id: existing.get(keyOf(r.queue, r.partition, r.txn))! };
       });
     },
     { setup: setLocal(INDEX_PLANS) },
