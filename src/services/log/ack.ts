@@ -15,7 +15,7 @@
 import type { AckStatus } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
 import { isoSql } from '../../db/sql.ts';
-import { inTransaction, type Queryable } from '../../db/transaction.ts';
+import { commitWith, inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import { DEFAULT_RETRY_LIMIT } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';
@@ -324,7 +324,8 @@ async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
     settled.push({ queue: pc.queue, partition: pc.partition, group: pc.consumer_group, lease, cursor, more: cursor < Number(pc.last_seq) });
   }
   if (written.length > 0) {
-    await tx.query(WRITE_VERDICTS_SQL, [
+    // The transaction's last statement: it goes out with the COMMIT.
+    await commitWith(tx, WRITE_VERDICTS_SQL, [
       tenant,
       written.map((w) => w.group),
       written.map((w) => w.seq),

@@ -14,7 +14,7 @@
 import type { Frame } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
 import { bytesOf, isoSql } from '../../db/sql.ts';
-import { inTransaction, type Queryable } from '../../db/transaction.ts';
+import { commitWith, inTransaction, type Queryable } from '../../db/transaction.ts';
 import { openStored } from '../../payload.ts';
 import { DEFAULT_LEASE_SECONDS } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';
@@ -208,25 +208,29 @@ interface Taken {
 
 const NOTHING: Taken = { frames: [], more: false };
 
+/**
+ * One look: picks a partition with work for the group and takes its next batch, each attempt in a
+ * transaction of its own whose last statement goes out with the COMMIT. A picked partition can
+ * turn out to have nothing left (an expired batch fully settled): then the next one is tried.
+ */
 async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<Taken> {
   const group = req.consumerGroup;
-  const known = deps.knownGroups.has(tenant, req.queue, group);
-  const taken = await inTransaction(
-    deps.db.pool,
-    async (tx) => {
-      if (!known) await registerGroup(tx, tenant, req.queue, group);
-      for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
+  for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
+    const known = deps.knownGroups.has(tenant, req.queue, group);
+    const taken = await inTransaction(
+      deps.db.pool,
+      async (tx) => {
+        if (!known) await registerGroup(tx, tenant, req.queue, group);
         const picked = await pick(tx, tenant, req);
-        if (!picked) return NOTHING;
-        const batch = await takeBatch(deps, tx, tenant, req, picked);
-        if (batch.frames.length > 0) return batch;
-      }
-      return NOTHING;
-    },
-    { setup: setLocal(INDEX_PLANS) },
-  );
-  if (!known) deps.knownGroups.add(tenant, req.queue, group);
-  return taken;
+        return picked && takeBatch(deps, tx, tenant, req, picked);
+      },
+      { setup: setLocal(INDEX_PLANS) },
+    );
+    if (!known) deps.knownGroups.add(tenant, req.queue, group);
+    if (!taken) return NOTHING;
+    if (taken.frames.length > 0) return taken;
+  }
+  return NOTHING;
 }
 
 async function pick(tx: Queryable, tenant: string, req: PopRequest): Promise<Picked | undefined> {
@@ -237,7 +241,7 @@ async function pick(tx: Queryable, tenant: string, req: PopRequest): Promise<Pic
   return r.rows[0];
 }
 
-/** Reads and leases (or completes) the picked partition's next batch; empty when it has none left. */
+/** Reads and leases (or completes) the picked partition's next batch, committing; empty when it has none left. */
 async function takeBatch(deps: LogDeps, tx: Queryable, tenant: string, req: PopRequest, picked: Picked): Promise<Taken> {
   const group = req.consumerGroup;
   const at = { tenant, queue: req.queue, partition: picked.partition, group };
@@ -245,8 +249,8 @@ async function takeBatch(deps: LogDeps, tx: Queryable, tenant: string, req: PopR
   const cursor = picked.expired ? await advanceExpired(tx, at) : Number(picked.cursor_seq);
   const params = [tenant, req.queue, picked.partition, group, cursor, Number(picked.delivered_seq), req.batch, POP_BATCH_BYTES];
   const batch = req.autoAck
-    ? await tx.query<FrameRow>(READ_AND_COMPLETE_SQL, params)
-    : await tx.query<FrameRow>(READ_AND_LEASE_SQL, [...params, picked.lease_seconds]);
+    ? await commitWith<FrameRow>(tx, READ_AND_COMPLETE_SQL, params)
+    : await commitWith<FrameRow>(tx, READ_AND_LEASE_SQL, [...params, picked.lease_seconds]);
   if (batch.rows.length === 0) return NOTHING;
   const batchEnd = Number(batch.rows[batch.rows.length - 1].seq);
   const leaseId = batch.rows[0].lease_id;
