@@ -35,6 +35,16 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     requestTimeout: 0,
   });
 
+  // An empty body sent as application/json is a request without a body: Queen's client (and many
+  // others) send that header on every request, a DELETE included. Anything else parses as Fastify
+  // does, prototype-poisoning checks and all.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
+
   const document = buildOpenApiDocument();
   await app.register(fastifySwagger, { mode: 'static', specification: { document: document as any } });
   await app.register(fastifySwaggerUi, {

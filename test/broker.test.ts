@@ -66,6 +66,19 @@ describe('malformed requests', () => {
     expect(res.body.error.code).toBe('invalid_json');
   });
 
+  it('takes an empty body sent as application/json as no body, on every method', async () => {
+    const json = { 'content-type': 'application/json' };
+    const cancel = await api(tb, 'DELETE', '/api/v1/timers/q/never-scheduled', { body: '', headers: json });
+    expect(cancel.status).toBe(200);
+    expect(cancel.body).toMatchObject({ ok: false, status: 'absent', queue: 'q', timerKey: 'never-scheduled' });
+    const list = await api(tb, 'GET', '/api/v1/timers/q', { body: '', headers: json });
+    expect(list.status).toBe(200);
+    // A POST that needs a body says which field is missing, not that the JSON is broken.
+    const push = await api(tb, 'POST', '/api/v1/push', { body: '  ', headers: json });
+    expect(push.status).toBe(400);
+    expect(push.body.error.code).toBe('validation_failed');
+  });
+
   it('answers a JSON body that is not an object with 400', async () => {
     const res = await api(tb, 'PUT', '/api/v1/admin/cluster', { body: '[1,2]' });
     expect(res.status).toBe(400);
