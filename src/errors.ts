@@ -1,6 +1,6 @@
 // The one error registry: stable string codes (never reused, never renamed) → HTTP status.
 // Procedures throw `apiError(code, message)`; the HTTP layer renders
-// `{ ok: false, error: { code, message, ...details } }` with the registry's status.
+// `{ ok: false, error: "<message>", code, ...details }` with the registry's status (src/http/rest.ts).
 import { TRPCError } from '@trpc/server';
 
 export const ERRORS = {

@@ -13,14 +13,11 @@ export const API_VERSION = '1.0.0';
 const errorSchema = z
   .object({
     ok: z.literal(false),
-    error: z
-      .object({
-        code: z.enum(Object.keys(ERRORS) as [keyof typeof ERRORS, ...(keyof typeof ERRORS)[]]).describe('stable error code; never reused'),
-        message: z.string().describe('what went wrong and how to fix it, naming the field'),
-        field: z.string().optional().describe('the offending input field, when there is one'),
-      })
-      .catchall(z.unknown()),
+    error: z.string().describe('what went wrong and how to fix it, naming the field'),
+    code: z.enum(Object.keys(ERRORS) as [keyof typeof ERRORS, ...(keyof typeof ERRORS)[]]).describe('stable error code; never reused'),
+    field: z.string().optional().describe('the offending input field, when there is one'),
   })
+  .catchall(z.unknown())
   .meta({ id: 'Error' });
 
 const STATUS_TEXT: Record<number, string> = {
@@ -41,7 +38,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
     baseUrl: '/',
     description:
       'Send-later timers over a PostgreSQL message log. Authenticate with a bearer JWT ' +
-      '(claims: sub, tenant, grants). Errors are `{ok:false, error:{code, message}}`.',
+      '(claims: sub, tenant, grants). Errors are `{ok:false, error:"<message>", code, field?}`.',
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
   });
   // The error schema as a component, referenced by every error response.

@@ -39,18 +39,18 @@ describe('admin routes', () => {
     const token = await tb.token({ grants: ['produce', 'consume', 'read'] });
     const res = await api(tb, 'GET', '/api/v1/admin/cluster', { token });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ ok: false, error: { code: 'grant_missing', message: expect.stringContaining('admin') } });
+    expect(res.body).toEqual({ ok: false, error: expect.stringContaining('admin'), code: 'grant_missing' });
   });
 
   it('rejects unknown plan fields with 400 naming the field', async () => {
     const res = await api(tb, 'PUT', '/api/v1/admin/tenants/x', { body: { maxPayload: 5 } });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'unknown_field', field: 'maxPayload' });
+    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'maxPayload' });
   });
 
   it('rejects an out-of-range value with 400 naming the field', async () => {
     const res = await api(tb, 'PUT', '/api/v1/admin/tenants/x', { body: { maxPayloadBytes: 0 } });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'validation_failed', field: 'maxPayloadBytes' });
+    expect(res.body).toMatchObject({ code: 'validation_failed', field: 'maxPayloadBytes' });
   });
 });

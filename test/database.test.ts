@@ -129,7 +129,7 @@ describe('a database that goes away', () => {
       // A fresh tenant forces a query (the cluster flags are cached for a second).
       const down = await api(tb, 'GET', '/api/v1/admin/tenants/t1');
       expect(down.status).toBe(503);
-      expect(down.body.error.code).toBe('database_unavailable');
+      expect(down.body.code).toBe('database_unavailable');
       expect(down.headers['retry-after']).toBe('1');
       await proxy.restore();
       await waitFor(async () => (await api(tb, 'GET', '/api/v1/admin/tenants/t1')).status === 200, { timeout: 20_000, interval: 200 });

@@ -134,7 +134,7 @@ describe('encrypting queues on a broker without a key', () => {
     await keyless.sql.query(`INSERT INTO queues (tenant, name, encryption_enabled) VALUES ('acme', 'locked', true)`);
     const res = await push(keyless, [{ queue: 'locked', payload: 'x' }]);
     expect(res.status).toBe(503);
-    expect(res.body.error.code).toBe('encryption_unavailable');
+    expect(res.body.code).toBe('encryption_unavailable');
     expect((await keyless.sql.query(`SELECT count(*)::int AS n FROM messages`)).rows[0].n).toBe(0);
   });
 

@@ -127,7 +127,7 @@ describe.skipIf(!onRealPostgres)('a database that goes away under waiting long-p
       const statuses = answers.map((a) => a.status);
       expect(statuses.filter((s) => s !== 204 && s !== 503)).toEqual([]);
       for (const a of answers.filter((x) => x.status === 503)) {
-        expect(a.body.error.code).toBe('database_unavailable');
+        expect(a.body.code).toBe('database_unavailable');
         expect(a.headers['retry-after']).toBe('1');
       }
       expect(duringAnswers.every((a) => a.status === 503)).toBe(true);

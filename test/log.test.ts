@@ -75,24 +75,24 @@ describe('POST /api/v1/push', () => {
   it('sets producerSub from the credential: supplying it is a 400 naming the field', async () => {
     const res = await push(tb, [{ queue: 'q', payload: 1, producerSub: 'mallory' }]);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'server_owned_field', field: 'items.0.producerSub' });
+    expect(res.body).toMatchObject({ code: 'server_owned_field', field: 'items.0.producerSub' });
   });
 
   it('rejects an unknown item field with 400 naming it', async () => {
     const res = await push(tb, [{ queue: 'q', payload: 1, priority: 5 }]);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'unknown_field', field: 'items.0.priority' });
+    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'items.0.priority' });
   });
 
   it('rejects an item without payload with 400 naming the field', async () => {
     const res = await push(tb, [{ queue: 'q' }]);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'validation_failed', field: 'items.0.payload' });
+    expect(res.body).toMatchObject({ code: 'validation_failed', field: 'items.0.payload' });
   });
 
   it('rejects an empty batch and a queue name with a slash', async () => {
-    expect((await push(tb, [])).body.error).toMatchObject({ code: 'validation_failed', field: 'items' });
-    expect((await push(tb, [{ queue: 'a/b', payload: 1 }])).body.error).toMatchObject({
+    expect((await push(tb, [])).body).toMatchObject({ code: 'validation_failed', field: 'items' });
+    expect((await push(tb, [{ queue: 'a/b', payload: 1 }])).body).toMatchObject({
       code: 'validation_failed',
       field: 'items.0.queue',
     });
@@ -110,7 +110,7 @@ describe('POST /api/v1/push', () => {
       token,
     );
     expect(res.status).toBe(403);
-    expect(res.body.error).toMatchObject({ code: 'payload_too_large_for_plan', field: 'items.1.payload' });
+    expect(res.body).toMatchObject({ code: 'payload_too_large_for_plan', field: 'items.1.payload' });
     const rows = await tb.sql.query("SELECT count(*)::int AS n FROM messages WHERE tenant = 'small-plan'");
     expect(rows.rows[0].n).toBe(0);
   });
@@ -119,7 +119,7 @@ describe('POST /api/v1/push', () => {
     const token = await tb.token({ grants: ['consume', 'read'] });
     const res = await push(tb, [{ queue: 'q', payload: 1 }], token);
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('grant_missing');
+    expect(res.body.code).toBe('grant_missing');
   });
 });
 
@@ -305,7 +305,7 @@ describe('GET /api/v1/pop', () => {
     // The old lease is dead: acking under it is refused.
     const stale = await ack(tb, first.body.messages[1]);
     expect(stale.status).toBe(409);
-    expect(stale.body.error).toMatchObject({ code: 'lease_mismatch', field: 'leaseId' });
+    expect(stale.body).toMatchObject({ code: 'lease_mismatch', field: 'leaseId' });
   });
 
   it('delivers a timer frame (a row the sweeper inserted) like any other frame', async () => {
@@ -339,18 +339,18 @@ describe('GET /api/v1/pop', () => {
     ]) {
       const res = await pop(tb, `/api/v1/pop/queue/q?${query}`);
       expect(res.status, query).toBe(400);
-      expect(res.body.error, query).toMatchObject({ code: 'validation_failed', field });
+      expect(res.body, query).toMatchObject({ code: 'validation_failed', field });
     }
     const unknown = await pop(tb, '/api/v1/pop/queue/q?limit=5');
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error).toMatchObject({ code: 'unknown_field', field: 'limit' });
+    expect(unknown.body).toMatchObject({ code: 'unknown_field', field: 'limit' });
   });
 
   it('needs the consume grant', async () => {
     const token = await tb.token({ grants: ['produce', 'read'] });
     const res = await pop(tb, '/api/v1/pop/queue/q', token);
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('grant_missing');
+    expect(res.body.code).toBe('grant_missing');
   });
 });
 
@@ -399,7 +399,7 @@ describe('POST /api/v1/ack', () => {
     const [frame] = (await pop(tb, '/api/v1/pop/queue/ack-lease')).body.messages;
     const res = await ack(tb, { ...frame, leaseId: '00000000-0000-4000-8000-000000000000' });
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('lease_mismatch');
+    expect(res.body.code).toBe('lease_mismatch');
     const rows = await tb.sql.query(
       `SELECT count(*)::int AS n FROM message_deliveries d JOIN messages m ON m.seq = d.message_seq WHERE m.queue = 'ack-lease'`,
     );
@@ -413,22 +413,22 @@ describe('POST /api/v1/ack', () => {
     const partitionId = (await tb.sql.query(`SELECT id::text FROM partitions WHERE tenant = 'acme' AND queue = 'ack-unpopped'`)).rows[0].id;
     const res = await ack(tb, { transactionId: 'never-popped', partitionId });
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('lease_mismatch');
+    expect(res.body.code).toBe('lease_mismatch');
   });
 
   it('answers 404 for an unknown frame', async () => {
     const res = await ack(tb, { transactionId: 'nope', partitionId: '00000000-0000-4000-8000-000000000000' });
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.code).toBe('not_found');
   });
 
   it('rejects a bad status and unknown fields with 400 naming them', async () => {
     const bad = await ack(tb, { transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000' }, { status: 'done' });
-    expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'status' });
+    expect(bad.body).toMatchObject({ code: 'validation_failed', field: 'status' });
     const unknown = await ack(tb, { transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000' }, { retry: true });
-    expect(unknown.body.error).toMatchObject({ code: 'unknown_field', field: 'retry' });
+    expect(unknown.body).toMatchObject({ code: 'unknown_field', field: 'retry' });
     const badId = await ack(tb, { transactionId: 't', partitionId: 'not-a-uuid' });
-    expect(badId.body.error).toMatchObject({ code: 'validation_failed', field: 'partitionId' });
+    expect(badId.body).toMatchObject({ code: 'validation_failed', field: 'partitionId' });
   });
 
   it('redelivers a failed frame before later frames, up to retryLimit, then dead-letters it', async () => {
@@ -544,7 +544,8 @@ describe('POST /api/v1/ack/batch', () => {
           success: false,
           transactionId: 'missing',
           partitionId: frames[0].partitionId,
-          error: { code: 'not_found', message: expect.any(String) },
+          error: expect.any(String),
+          code: 'not_found',
         },
         {
           index: 2,
@@ -564,7 +565,7 @@ describe('POST /api/v1/ack/batch', () => {
       body: { acknowledgments: [{ transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000', extra: 1 }] },
     });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'unknown_field', field: 'acknowledgments.0.extra' });
+    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'acknowledgments.0.extra' });
   });
 });
 
@@ -607,7 +608,7 @@ describe('dead letters', () => {
     const id = inserted.rows[0].id;
     const res = await replay(tb, id);
     expect(res.status).toBe(403);
-    expect(res.body.error).toMatchObject({ code: 'timer_dlq_not_replayable', message: expect.stringContaining('timer') });
+    expect(res.body).toMatchObject({ code: 'timer_dlq_not_replayable', error: expect.stringContaining('timer') });
     const listed = await deadLetters(tb, 'queue=timers-q&consumerGroup=__timers__');
     expect(listed.body.messages).toMatchObject([{ id, fromTimer: true, timerKey: 'reminder/42', consumerGroup: '__timers__' }]);
     expect((await pop(tb, '/api/v1/pop/queue/timers-q')).status).toBe(204);
@@ -616,9 +617,9 @@ describe('dead letters', () => {
   it('answers 404 for an unknown dead letter and 400 for a malformed id', async () => {
     const missing = await replay(tb, '00000000-0000-4000-8000-000000000000');
     expect(missing.status).toBe(404);
-    expect(missing.body.error.code).toBe('not_found');
+    expect(missing.body.code).toBe('not_found');
     const bad = await replay(tb, 'xyz');
-    expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'id' });
+    expect(bad.body).toMatchObject({ code: 'validation_failed', field: 'id' });
   });
 
   it('pages with limit and offset, clamping the limit, and needs the read grant', async () => {
@@ -627,7 +628,7 @@ describe('dead letters', () => {
     const page = await deadLetters(tb, 'queue=dlq-page&limit=1&offset=1');
     expect(page.body).toMatchObject({ total: 2, limit: 1, offset: 1, messages: [{ data: 2 }] });
     expect((await deadLetters(tb, 'queue=dlq-page&limit=0')).body.limit).toBe(1);
-    expect((await deadLetters(tb, 'limit=x')).body.error).toMatchObject({ code: 'validation_failed', field: 'limit' });
+    expect((await deadLetters(tb, 'limit=x')).body).toMatchObject({ code: 'validation_failed', field: 'limit' });
     const token = await tb.token({ grants: ['produce', 'consume'] });
     expect((await deadLetters(tb, '', token)).status).toBe(403);
   });
@@ -639,9 +640,9 @@ describe('POST /api/v1/configure', () => {
     const res = await configure(tb, 'cfg', { retryLimit: 0 });
     expect(res.body.options).toEqual({ encryptionEnabled: false, leaseTime: 30, retryLimit: 0 });
     const unknown = await configure(tb, 'cfg', { ttl: 5 });
-    expect(unknown.body.error).toMatchObject({ code: 'unknown_field', field: 'options.ttl' });
+    expect(unknown.body).toMatchObject({ code: 'unknown_field', field: 'options.ttl' });
     const range = await configure(tb, 'cfg', { leaseTime: 0 });
-    expect(range.body.error).toMatchObject({ code: 'validation_failed', field: 'options.leaseTime' });
+    expect(range.body).toMatchObject({ code: 'validation_failed', field: 'options.leaseTime' });
   });
 
   it('leases for the configured leaseTime on PostgreSQL clock', async () => {
@@ -657,7 +658,7 @@ describe('POST /api/v1/configure', () => {
   it('refuses encryptionEnabled on a broker without QUEEN_ENCRYPTION_KEY with 503 encryption_unavailable', async () => {
     const res = await configure(tb, 'enc', { encryptionEnabled: true });
     expect(res.status).toBe(503);
-    expect(res.body.error).toMatchObject({ code: 'encryption_unavailable', message: expect.stringContaining('QUEEN_ENCRYPTION_KEY') });
+    expect(res.body).toMatchObject({ code: 'encryption_unavailable', error: expect.stringContaining('QUEEN_ENCRYPTION_KEY') });
     expect((await tb.sql.query(`SELECT count(*)::int AS n FROM queues WHERE name = 'enc'`)).rows[0].n).toBe(0);
   });
 });

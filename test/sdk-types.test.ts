@@ -2,7 +2,18 @@
 // test/): each `@ts-expect-error` below fails the typecheck if the line it guards compiles.
 // The runtime assertions only keep vitest from calling the file empty.
 import { describe, expect, it } from 'vitest';
-import { assertNever, createClient, type CancelResult, type ScheduleResult, type TimerResult, type TimerStatus } from '../sdk/src/index.ts';
+import {
+  assertNever,
+  createClient,
+  type BrokerErrorCode,
+  type CancelResult,
+  type ErrorCode,
+  type QueenTimersError,
+  type ScheduleResult,
+  type TimerResult,
+  type TimerStatus,
+} from '../sdk/src/index.ts';
+import { ERRORS } from '../src/errors.ts';
 
 /** Every status of the closed taxonomy, handled; adding a sixth to the schema breaks this. */
 export function describeVerdict(r: TimerResult): string {
@@ -60,11 +71,36 @@ export function batchCancelNeedsTheNamedOption() {
   timers.schedule({ queue: 'q', timerKey: 'k', deliverAt: '2030-01-01T00:00:00Z', payload: 'x' });
 }
 
+/** An error's code is a closed union: a misspelt case is a compile error, not a silent miss. */
+export function isRetryLater(err: QueenTimersError): boolean {
+  switch (err.code) {
+    case 'rate_limited':
+    case 'pending_quota_exceeded':
+    case 'database_unavailable':
+    case 'network_error':
+      return true;
+    // @ts-expect-error — not a code of the registry nor of the SDK.
+    case 'rate_limit':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The SDK's registry is the broker's, key for key: both directions are checked. */
+const SAME_REGISTRY: [BrokerErrorCode, keyof typeof ERRORS] extends [keyof typeof ERRORS, BrokerErrorCode] ? true : false = true;
+const OWN_CODES: ErrorCode[] = ['network_error', 'unexpected_response', 'http_502'];
+
 const ALL: Record<TimerStatus, true> = { scheduled: true, rescheduled: true, cancelled: true, too_late: true, absent: true };
 
 describe('SDK types', () => {
   it('expose exactly the five statuses of the closed taxonomy', () => {
     expect(Object.keys(ALL).sort()).toEqual(['absent', 'cancelled', 'rescheduled', 'scheduled', 'too_late']);
+  });
+
+  it('type error codes as the registry plus the SDK own codes', () => {
+    expect(SAME_REGISTRY).toBe(true);
+    expect(OWN_CODES).toHaveLength(3);
   });
 
   it('assertNever throws on a value the types said could not exist', () => {

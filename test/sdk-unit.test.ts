@@ -34,7 +34,7 @@ function scriptedFetch(answers: Answer[]) {
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 const refusal = (status: number, code: string, headers: Record<string, string> = {}) =>
-  json(status, { ok: false, error: { code, message: `${code} happened` } }, headers);
+  json(status, { ok: false, error: `${code} happened`, code }, headers);
 
 const scheduled = (op: any) => ({
   ok: true,
@@ -250,7 +250,7 @@ describe('errors and retries', () => {
     const { fetch } = scriptedFetch([
       json(
         400,
-        { ok: false, error: { code: 'server_owned_field', message: 'no', field: 'operations.0.producerSub' } },
+        { ok: false, error: 'no', code: 'server_owned_field', field: 'operations.0.producerSub' },
         { 'x-queen-timers-hint': 'DELETE /api/v1/timers/:queue/*timerKey' },
       ),
     ]);

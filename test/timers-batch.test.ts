@@ -276,7 +276,7 @@ describe('strict input', () => {
       const before = await snapshot(tb);
       const res = await batch(tb, [valid(), { ...sched('strict', 'k2'), [field]: 'forged' }]);
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'server_owned_field', field: `operations.1.${field}` });
+      expect(res.body).toMatchObject({ code: 'server_owned_field', field: `operations.1.${field}` });
       expect(await snapshot(tb)).toBe(before);
     },
   );
@@ -284,19 +284,19 @@ describe('strict input', () => {
   it('refuses a server-owned top-level field', async () => {
     const res = await api(tb, 'POST', '/api/v1/timers', { body: { operations: [valid()], tenant: 'other' } });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'server_owned_field', field: 'tenant' });
+    expect(res.body).toMatchObject({ code: 'server_owned_field', field: 'tenant' });
   });
 
   it('refuses an unknown field with 400 unknown_field naming it', async () => {
     const res = await batch(tb, [{ ...valid(), deliverAt: '2030-01-01T00:00:00Z' }]);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'unknown_field', field: 'operations.0.deliverAt' });
+    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'operations.0.deliverAt' });
   });
 
   it('refuses a payload field on a cancel', async () => {
     const res = await batch(tb, [{ ...cancel('strict', 'k'), payload: b64('x') }]);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'unknown_field', field: 'operations.0.payload' });
+    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'operations.0.payload' });
   });
 
   it.each([
@@ -311,14 +311,14 @@ describe('strict input', () => {
   ])('refuses %s with 400 validation_failed naming the field', async (_what, operations, field) => {
     const res = await batch(tb, operations as unknown[]);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'validation_failed', field });
+    expect(res.body).toMatchObject({ code: 'validation_failed', field });
   });
 
   it('refuses an unknown op', async () => {
     const res = await batch(tb, [{ op: 'fire', queue: 'q', timerKey: 'k' }]);
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('validation_failed');
-    expect(res.body.error.field).toMatch(/^operations\.0/);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.field).toMatch(/^operations\.0/);
   });
 
   it('refuses 257 ops whole', async () => {
@@ -328,7 +328,7 @@ describe('strict input', () => {
       Array.from({ length: 257 }, (_, i) => sched('big', `k${i}`)),
     );
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'validation_failed', field: 'operations' });
+    expect(res.body).toMatchObject({ code: 'validation_failed', field: 'operations' });
     expect(await countRows(tb)).toBe(before);
   });
 
@@ -379,7 +379,7 @@ describe('metering', () => {
     });
     const bad = await api(tb, 'GET', '/api/v1/usage?period=2024-13', { token: t });
     expect(bad.status).toBe(400);
-    expect(bad.body.error).toMatchObject({ code: 'validation_failed', field: 'period' });
+    expect(bad.body).toMatchObject({ code: 'validation_failed', field: 'period' });
   });
 
   it('usage is per tenant', async () => {

@@ -41,7 +41,7 @@ async function expectRefusedWhole(tenant: string, token: string, operations: unk
   const m = await metered(tb, tenant);
   const res = await batch(tb, operations, { token });
   expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ ok: false, error: { code, message: expect.any(String) } });
+  expect(res.body).toMatchObject({ ok: false, error: expect.any(String), code });
   expect(await snapshot(tb, tenant)).toBe(before);
   expect(await metered(tb, tenant)).toBe(m);
   return res;
@@ -66,7 +66,7 @@ describe('each gate of POST, with its status and code; a refused batch changes n
     expect((await batch(tb, [sched('q', 'k')], { token: null })).status).toBe(401);
     const bad = await batch(tb, [sched('q', 'k')], { token: 'not-a-jwt' });
     expect(bad.status).toBe(401);
-    expect(bad.body.error.code).toBe('token_invalid');
+    expect(bad.body.code).toBe('token_invalid');
   });
 
   it('produce grant: 403 grant_missing for a read-only credential', async () => {
@@ -105,7 +105,7 @@ describe('each gate of POST, with its status and code; a refused batch changes n
       expect((await batch(other, [sched('q', 'b')], { token })).status).toBe(200);
       const refused = await batch(other, [sched('q', 'c')], { token });
       expect(refused.status).toBe(429);
-      expect(refused.body.error.code).toBe('rate_limited');
+      expect(refused.body.code).toBe('rate_limited');
       expect((await batch(tb, [sched('q', 'c')], { token })).status).toBe(429);
     } finally {
       await other.close();
@@ -122,8 +122,8 @@ describe('each gate of POST, with its status and code; a refused batch changes n
   it('rate: a batch larger than the per-second rate is 403 batch_exceeds_rate (no retry admits it), naming the split', async () => {
     const { tenant, token } = await tenantWith({ scheduleRatePerSecond: 2 });
     const res = await expectRefusedWhole(tenant, token, [sched('q', 'a'), sched('q', 'b'), sched('q', 'c')], 403, 'batch_exceeds_rate');
-    expect(res.body.error.message).toMatch(/split it into batches of at most 2 ops/);
-    expect(res.body.error.scheduleRatePerSecond).toBe(2);
+    expect(res.body.error).toMatch(/split it into batches of at most 2 ops/);
+    expect(res.body.scheduleRatePerSecond).toBe(2);
     expect(res.headers['retry-after']).toBeUndefined();
     // A batch of exactly the rate is admitted.
     expect((await batch(tb, [sched('q', 'a'), sched('q', 'b')], { token })).status).toBe(200);
@@ -190,7 +190,7 @@ describe('each gate of POST, with its status and code; a refused batch changes n
     const { tenant, token } = await tenantWith({ horizonSeconds: 60 });
     expect((await batch(tb, [sched('q', 'a', { delayMs: 60_000 })], { token })).status).toBe(200);
     const res = await expectRefusedWhole(tenant, token, [sched('q', 'b'), sched('q', 'c', { delayMs: 60_001 })], 403, 'horizon_exceeded');
-    expect(res.body.error.field).toBe('operations.1.delayMs');
+    expect(res.body.field).toBe('operations.1.delayMs');
   });
 
   it('horizon: the cell default is 90 days', async () => {
@@ -218,7 +218,7 @@ describe('each gate of POST, with its status and code; a refused batch changes n
       403,
       'payload_too_large_for_plan',
     );
-    expect(res.body.error.field).toBe('operations.0.payload');
+    expect(res.body.field).toBe('operations.0.payload');
   });
 
   it('payload ceiling: 1 MiB whatever the plan', async () => {
@@ -237,39 +237,39 @@ describe('each gate of POST, with its status and code; a refused batch changes n
 describe('gate order: an earlier rung wins when several refuse', () => {
   it('boot flag before auth', async () => {
     tb.broker.state.ready = false;
-    expect((await batch(tb, [sched('q', 'k')], { token: null })).body.error.code).toBe('not_ready');
+    expect((await batch(tb, [sched('q', 'k')], { token: null })).body.code).toBe('not_ready');
   });
 
   it('cluster block before auth', async () => {
     await api(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: true } });
-    expect((await batch(tb, [sched('q', 'k')], { token: null })).body.error.code).toBe('produce_blocked');
+    expect((await batch(tb, [sched('q', 'k')], { token: null })).body.code).toBe('produce_blocked');
   });
 
   it('grant before paused', async () => {
     const { tenant } = await tenantWith({ schedulePaused: true });
     const token = await tb.token({ tenant, grants: ['read'] });
-    expect((await batch(tb, [sched('q', 'k')], { token })).body.error.code).toBe('grant_missing');
+    expect((await batch(tb, [sched('q', 'k')], { token })).body.code).toBe('grant_missing');
   });
 
   it('paused before rate', async () => {
     const { token } = await tenantWith({ schedulePaused: true, scheduleRatePerSecond: 1 });
-    expect((await batch(tb, [sched('q', 'a'), sched('q', 'b')], { token })).body.error.code).toBe('schedule_paused');
+    expect((await batch(tb, [sched('q', 'a'), sched('q', 'b')], { token })).body.code).toBe('schedule_paused');
   });
 
   it('rate before quota', async () => {
     const { tenant, token } = await tenantWith({ scheduleRatePerSecond: 5, maxPendingTimers: 0 });
     await exhaustRate(tenant, 5);
-    expect((await batch(tb, [sched('q', 'a')], { token })).body.error.code).toBe('rate_limited');
+    expect((await batch(tb, [sched('q', 'a')], { token })).body.code).toBe('rate_limited');
   });
 
   it('quota before storage', async () => {
     const { token } = await tenantWith({ maxPendingTimers: 0, storageLimitBytes: 1 });
-    expect((await batch(tb, [sched('q', 'a', { payload: b64('xx') })], { token })).body.error.code).toBe('pending_quota_exceeded');
+    expect((await batch(tb, [sched('q', 'a', { payload: b64('xx') })], { token })).body.code).toBe('pending_quota_exceeded');
   });
 
   it('storage before horizon', async () => {
     const { token } = await tenantWith({ storageLimitBytes: 1, horizonSeconds: 1 });
-    expect((await batch(tb, [sched('q', 'a', { payload: b64('xx'), delayMs: 5_000 })], { token })).body.error.code).toBe(
+    expect((await batch(tb, [sched('q', 'a', { payload: b64('xx'), delayMs: 5_000 })], { token })).body.code).toBe(
       'storage_limit_exceeded',
     );
   });
@@ -279,7 +279,7 @@ describe('gate order: an earlier rung wins when several refuse', () => {
     const res = await batch(tb, [sched('q', 'a', { payload: b64('xx'), delayMs: 0 }), sched('q', 'b', { payload: '', delayMs: 5_000 })], {
       token,
     });
-    expect(res.body.error).toMatchObject({ code: 'horizon_exceeded', field: 'operations.1.delayMs' });
+    expect(res.body).toMatchObject({ code: 'horizon_exceeded', field: 'operations.1.delayMs' });
   });
 });
 
@@ -355,7 +355,7 @@ describe('DELETE /api/v1/timers/:queue/*timerKey: only the boot flag refuses it'
   it('works under a cluster produce block (POST with a cancel is refused)', async () => {
     await cancelUnder({}, async () => {
       await api(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: true } });
-      expect((await batch(tb, [cancel('rq', 'x')])).body.error.code).toBe('produce_blocked');
+      expect((await batch(tb, [cancel('rq', 'x')])).body.code).toBe('produce_blocked');
     });
   });
 
@@ -365,30 +365,26 @@ describe('DELETE /api/v1/timers/:queue/*timerKey: only the boot flag refuses it'
 
   it('works when the tenant schedule is paused', async () => {
     await cancelUnder({ schedulePaused: true }, async (tenant) => {
-      expect((await batch(tb, [cancel('rq', 'tenant/42')], { tenant })).body.error.code).toBe('schedule_paused');
+      expect((await batch(tb, [cancel('rq', 'tenant/42')], { tenant })).body.code).toBe('schedule_paused');
     });
   });
 
   it('works when the rate window is exhausted', async () => {
     await cancelUnder({ scheduleRatePerSecond: 1 }, async (tenant) => {
       await exhaustRate(tenant, 1);
-      expect((await batch(tb, [cancel('rq', 'tenant/42')], { tenant })).body.error.code).toBe('rate_limited');
+      expect((await batch(tb, [cancel('rq', 'tenant/42')], { tenant })).body.code).toBe('rate_limited');
     });
   });
 
   it('works when the pending quota is exceeded', async () => {
     await cancelUnder({ maxPendingTimers: 0 }, async (tenant) => {
-      expect((await batch(tb, [sched('rq', 'more'), cancel('rq', 'tenant/42')], { tenant })).body.error.code).toBe(
-        'pending_quota_exceeded',
-      );
+      expect((await batch(tb, [sched('rq', 'more'), cancel('rq', 'tenant/42')], { tenant })).body.code).toBe('pending_quota_exceeded');
     });
   });
 
   it('works when the storage limit is exceeded', async () => {
     await cancelUnder({ storageLimitBytes: 1 }, async (tenant) => {
-      expect((await batch(tb, [sched('rq', 'more'), cancel('rq', 'tenant/42')], { tenant })).body.error.code).toBe(
-        'storage_limit_exceeded',
-      );
+      expect((await batch(tb, [sched('rq', 'more'), cancel('rq', 'tenant/42')], { tenant })).body.code).toBe('storage_limit_exceeded');
     });
   });
 
@@ -402,7 +398,7 @@ describe('DELETE /api/v1/timers/:queue/*timerKey: only the boot flag refuses it'
     tb.broker.state.ready = false;
     const del = await api(tb, 'DELETE', keyPath('rq', 'k'), { token });
     expect(del.status).toBe(503);
-    expect(del.body.error.code).toBe('not_ready');
+    expect(del.body.code).toBe('not_ready');
     expect(del.headers['retry-after']).toBe('1');
   });
 
@@ -459,6 +455,6 @@ describe('DELETE /api/v1/timers/:queue/*timerKey: only the boot flag refuses it'
   it('reads exactly one query parameter: any other is a 400 naming it', async () => {
     const res = await api(tb, 'DELETE', `${keyPath('rq', 'k')}?txn=a&force=true`);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'unknown_field', field: 'force' });
+    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'force' });
   });
 });

@@ -109,7 +109,7 @@ describe('compression', () => {
     const token = await tb.token({ tenant: 'ceil' });
     const res = await batch(tb, [sched('z', 'k', { payload: b64('a'.repeat(4096)) })], { token });
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('payload_too_large_for_plan');
+    expect(res.body.code).toBe('payload_too_large_for_plan');
   });
 });
 
@@ -125,7 +125,7 @@ describe('an encrypting queue on a broker without QUEEN_ENCRYPTION_KEY', () => {
     const m = await metered(tb);
     const res = await batch(tb, [sched('plain', 'k'), sched('secret', 'k', { payload: b64(MARKER) })]);
     expect(res.status).toBe(503);
-    expect(res.body.error).toMatchObject({ code: 'encryption_unavailable', field: 'operations.1.queue' });
+    expect(res.body).toMatchObject({ code: 'encryption_unavailable', field: 'operations.1.queue' });
     expect(res.headers['retry-after']).toBe('60');
     expect(await row(tb, 'plain', 'k')).toBeUndefined();
     expect(await row(tb, 'secret', 'k')).toBeUndefined();

@@ -136,10 +136,10 @@ describe('random batches', () => {
           const after = await dbState(tenant);
           if (res.status !== 200) {
             expect(res.body.ok).toBe(false);
-            expect(typeof res.body.error.code).toBe('string');
+            expect(typeof res.body.code).toBe('string');
             expect(after).toEqual(model);
             expect(await metered(tb, tenant)).toBe(meterBefore);
-            if (res.body.error.code === 'pending_quota_exceeded') {
+            if (res.body.code === 'pending_quota_exceeded') {
               const newKeys = new Set(
                 step.ops
                   .filter((o: any) => o.op !== 'cancel')

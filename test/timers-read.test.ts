@@ -61,7 +61,7 @@ describe('peek', () => {
   it('needs the read grant: a produce-only credential gets 403', async () => {
     const res = await api(tb, 'GET', keyPath('peek', 'k'), { token: await tb.token({ grants: ['produce'] }) });
     expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('grant_missing');
+    expect(res.body.code).toBe('grant_missing');
   });
 
   it('is refused by the boot flag', async () => {
@@ -172,7 +172,7 @@ describe('list', () => {
   it('refuses an unknown query parameter', async () => {
     const res = await api(tb, 'GET', '/api/v1/timers/list?prefix=a');
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'unknown_field', field: 'prefix' });
+    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'prefix' });
   });
 
   it('needs the read grant', async () => {

@@ -1,13 +1,25 @@
-// The SDK's one error class. Every refusal the broker answers ({ok:false, error:{code, message}}),
+// The SDK's one error class. Every refusal the broker answers ({ok:false, error, code, field?}),
 // every network failure that outlived its retries and every response the SDK cannot read becomes
 // a QueenTimersError, so callers branch on `status`/`code` and never on message text.
+
+import type { components } from './generated/schema.ts';
+
+/** The broker's error codes: the registry, as its OpenAPI document lists them. */
+export type BrokerErrorCode = components['schemas']['Error']['code'];
+
+/**
+ * Every code a QueenTimersError can carry: the broker's, `network_error` (no response, after
+ * retries), `unexpected_response` (a body the SDK cannot read), and `http_<status>` for an error
+ * response that is not the broker's (a proxy's 502, say).
+ */
+export type ErrorCode = BrokerErrorCode | 'network_error' | 'unexpected_response' | `http_${number}`;
 
 /** The header a refused POST /api/v1/timers batch carries when it contained a cancel. */
 export const HINT_HEADER = 'x-queen-timers-hint';
 
 export interface QueenTimersErrorInit {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   field?: string;
   retryAfterMs?: number;
@@ -24,7 +36,7 @@ export class QueenTimersError extends Error {
    * The broker's stable error code (`grant_missing`, `pending_quota_exceeded`, …), or one of the
    * SDK's own: `network_error` (status 0), `unexpected_response` (a body the SDK cannot read).
    */
-  readonly code: string;
+  readonly code: ErrorCode;
   /** The offending input field, when the broker named one (400s). */
   readonly field?: string;
   /** The Retry-After the broker sent (429/503), in milliseconds. */

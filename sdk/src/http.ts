@@ -1,6 +1,6 @@
 // The one place the SDK talks HTTP: fetch, the bearer token, JSON in and out, the error body,
 // and bounded retries with backoff and jitter — only where a retry can help.
-import { HINT_HEADER, QueenTimersError } from './errors.ts';
+import { HINT_HEADER, QueenTimersError, type BrokerErrorCode } from './errors.ts';
 
 export interface RetryPolicy {
   /** Total attempts including the first; 1 disables retries. Default 4. */
@@ -153,11 +153,11 @@ export class Http {
       }
       return { status: res.status, data: body as T, headers: res.headers };
     }
-    const e = (body as { error?: { code?: unknown; message?: unknown; field?: unknown } } | undefined)?.error;
+    const e = body as { error?: unknown; code?: unknown; field?: unknown } | undefined;
     throw new QueenTimersError({
       status: res.status,
-      code: typeof e?.code === 'string' ? e.code : `http_${res.status}`,
-      message: typeof e?.message === 'string' ? e.message : `${spec.method} ${url.pathname} answered ${res.status}`,
+      code: typeof e?.code === 'string' ? (e.code as BrokerErrorCode) : `http_${res.status}`,
+      message: typeof e?.error === 'string' ? e.error : `${spec.method} ${url.pathname} answered ${res.status}`,
       field: typeof e?.field === 'string' ? e.field : undefined,
       retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
       hint: res.headers.get(HINT_HEADER) ?? undefined,

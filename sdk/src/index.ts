@@ -1,6 +1,6 @@
 // queen-timers SDK: typed calls generated from the broker's own schemas (see README.md).
 export { createClient, type QueenTimersClient } from './client.ts';
-export { QueenTimersError, HINT_HEADER } from './errors.ts';
+export { QueenTimersError, HINT_HEADER, type BrokerErrorCode, type ErrorCode } from './errors.ts';
 export { DEFAULT_RETRY, type CallOptions, type ClientOptions, type RetryPolicy } from './http.ts';
 export {
   decodeFrame,

@@ -160,10 +160,8 @@ export const batchAckResultSchema = z
           status: ackResultSchema.shape.status.optional(),
           retryCount: z.number().int().optional(),
           leaseReleased: z.boolean().optional(),
-          error: z
-            .object({ code: z.string(), message: z.string() })
-            .optional()
-            .describe('why this ack was refused (not_found, lease_mismatch)'),
+          error: z.string().optional().describe('why this ack was refused'),
+          code: z.string().optional().describe('the stable code of that refusal: not_found, lease_mismatch'),
         })
         .meta({ id: 'BatchAckItemResult' }),
     ),

@@ -7,7 +7,7 @@
 //    literal, so `50%off` works unencoded; send `%25` for a literal `%` before hex digits);
 //  - strict input: a body or query key the schema does not know is a 400 naming it, and the
 //    server-owned fields (producerSub, messageId, tenant, any `_`-prefixed key) get their own code;
-//  - the error body `{ ok: false, error: { code, message, ... } }` with the registry's status,
+//  - the error body `{ ok: false, error: "<message>", code, field?, ...details }` with the registry's status,
 //    Retry-After on 429/503 and any headers the error carries.
 import { TRPCError } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -86,13 +86,21 @@ export function matchRoute(routes: Route[], method: string, pathname: string) {
   return { methodMismatch };
 }
 
+/**
+ * Every error response, on every route: `error` is the message as a string (Queen's client builds
+ * `new Error(body.error)`), `code` the stable key a program switches on, `field` the offending
+ * input when there is one, and any detail the error carries (a limit, a count) beside them.
+ */
 export interface ErrorBody {
   ok: false;
-  error: { code: ErrorCode; message: string; [key: string]: unknown };
+  error: string;
+  code: ErrorCode;
+  field?: string;
+  [key: string]: unknown;
 }
 
 export function errorBody(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): ErrorBody {
-  return { ok: false, error: { code, message, ...extra } };
+  return { ...extra, ok: false, error: message, code };
 }
 
 /** Sends an ApiError as the HTTP error response. */

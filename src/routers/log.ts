@@ -108,7 +108,8 @@ export const logRouter = router({
               success: false,
               transactionId: items[index].transactionId,
               partitionId: items[index].partitionId,
-              error: { code: o.code, message: o.message },
+              error: o.message,
+              code: o.code,
             }
           : {
               index,

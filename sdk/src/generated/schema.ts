@@ -781,11 +781,10 @@ export interface components {
             status?: "completed" | "failed" | "dlq";
             retryCount?: number;
             leaseReleased?: boolean;
-            /** @description why this ack was refused (not_found, lease_mismatch) */
-            error?: {
-                code: string;
-                message: string;
-            };
+            /** @description why this ack was refused */
+            error?: string;
+            /** @description the stable code of that refusal: not_found, lease_mismatch */
+            code?: string;
         };
         DeadLetterPage: {
             messages: components["schemas"]["DeadLetter"][];
@@ -884,19 +883,17 @@ export interface components {
         Error: {
             /** @constant */
             ok: false;
-            error: {
-                /**
-                 * @description stable error code; never reused
-                 * @enum {string}
-                 */
-                code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "batch_exceeds_rate" | "not_found" | "route_not_found" | "lease_mismatch" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "auth_unavailable" | "encryption_unavailable" | "internal";
-                /** @description what went wrong and how to fix it, naming the field */
-                message: string;
-                /** @description the offending input field, when there is one */
-                field?: string;
-            } & {
-                [key: string]: unknown;
-            };
+            /** @description what went wrong and how to fix it, naming the field */
+            error: string;
+            /**
+             * @description stable error code; never reused
+             * @enum {string}
+             */
+            code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "batch_exceeds_rate" | "not_found" | "route_not_found" | "lease_mismatch" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "auth_unavailable" | "encryption_unavailable" | "internal";
+            /** @description the offending input field, when there is one */
+            field?: string;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
