@@ -19,8 +19,14 @@ describe('POST /api/v1/push', () => {
     ]);
     expect(res.status).toBe(201);
     expect(res.body).toEqual([
-      { index: 0, transaction_id: expect.stringMatching(UUID), status: 'queued', message_id: expect.stringMatching(UUID) },
-      { index: 1, transaction_id: 'txn-1', status: 'queued', message_id: expect.stringMatching(UUID) },
+      {
+        index: 0,
+        transaction_id: expect.stringMatching(UUID),
+        status: 'queued',
+        message_id: expect.stringMatching(UUID),
+        queueName: 'push-a',
+      },
+      { index: 1, transaction_id: 'txn-1', status: 'queued', message_id: expect.stringMatching(UUID), queueName: 'push-a' },
     ]);
     const rows = await tb.sql.query(
       `SELECT id::text, partition, transaction_id, payload, encrypted, producer_sub FROM messages
@@ -54,8 +60,8 @@ describe('POST /api/v1/push', () => {
     ]);
     expect(again.status).toBe(201);
     expect(again.body).toEqual([
-      { index: 0, transaction_id: 'same', status: 'duplicate', message_id: first.body[0].message_id },
-      { index: 1, transaction_id: 'same', status: 'queued', message_id: expect.stringMatching(UUID) },
+      { index: 0, transaction_id: 'same', status: 'duplicate', message_id: first.body[0].message_id, queueName: 'push-dup' },
+      { index: 1, transaction_id: 'same', status: 'queued', message_id: expect.stringMatching(UUID), queueName: 'push-dup' },
     ]);
     const count = await tb.sql.query(
       `SELECT count(*)::int AS n FROM messages WHERE tenant = 'acme' AND queue = 'push-dup' AND partition = 'Default'`,
@@ -78,10 +84,37 @@ describe('POST /api/v1/push', () => {
     expect(res.body).toMatchObject({ code: 'server_owned_field', field: 'items.0.producerSub' });
   });
 
-  it('rejects an unknown item field with 400 naming it', async () => {
-    const res = await push(tb, [{ queue: 'q', payload: 1, priority: 5 }]);
+  it('ignores an item field it does not know, as Queen does, and stores nothing of it', async () => {
+    const res = await api(tb, 'POST', '/api/v1/push', {
+      body: { items: [{ queue: 'push-lenient', payload: 1, priority: 5, namespace: null }], extra: true },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body[0]).toMatchObject({ status: 'queued', queueName: 'push-lenient' });
+    const [frame] = (await pop(tb, '/api/v1/pop/queue/push-lenient')).body.messages;
+    expect(frame.data).toBe(1);
+    expect(Object.keys(frame)).not.toContain('priority');
+  });
+
+  it('carries a traceId from push to pop (null without one), and refuses one that is not a UUID', async () => {
+    const traceId = '0b3f1c9e-6a7d-4e2b-9c1a-2f4e5d6c7b8a';
+    await push(tb, [
+      { queue: 'push-trace', payload: 'traced', traceId },
+      { queue: 'push-trace', payload: 'plain' },
+    ]);
+    const res = await pop(tb, '/api/v1/pop/queue/push-trace?batch=2');
+    expect(res.body.messages.map((f: any) => [f.data, f.traceId])).toEqual([
+      ['traced', traceId],
+      ['plain', null],
+    ]);
+    const bad = await push(tb, [{ queue: 'push-trace', payload: 1, traceId: 'trace-1' }]);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'validation_failed', field: 'items.0.traceId' });
+  });
+
+  it('still refuses a server-owned item field with 400 naming it', async () => {
+    const res = await push(tb, [{ queue: 'q', payload: 1, messageId: '0b3f1c9e-6a7d-4e2b-9c1a-2f4e5d6c7b8a' }]);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'items.0.priority' });
+    expect(res.body).toMatchObject({ code: 'server_owned_field', field: 'items.0.messageId' });
   });
 
   it('rejects an item without payload with 400 naming the field', async () => {
@@ -90,8 +123,10 @@ describe('POST /api/v1/push', () => {
     expect(res.body).toMatchObject({ code: 'validation_failed', field: 'items.0.payload' });
   });
 
-  it('rejects an empty batch and a queue name with a slash', async () => {
-    expect((await push(tb, [])).body).toMatchObject({ code: 'validation_failed', field: 'items' });
+  it('answers an empty batch with 201 [] (as Queen does) and refuses a queue name with a slash', async () => {
+    const empty = await push(tb, []);
+    expect(empty.status).toBe(201);
+    expect(empty.body).toEqual([]);
     expect((await push(tb, [{ queue: 'a/b', payload: 1 }])).body).toMatchObject({
       code: 'validation_failed',
       field: 'items.0.queue',
@@ -150,6 +185,7 @@ describe('GET /api/v1/pop', () => {
           consumerGroup: '__QUEUE_MODE__',
           leaseId: expect.stringMatching(UUID),
           producerSub: 'tester',
+          traceId: null,
           createdAt: expect.stringMatching(ISO_MICROS),
           payload: b64('{"hello":"world"}'),
           data: { hello: 'world' },
@@ -341,9 +377,19 @@ describe('GET /api/v1/pop', () => {
       expect(res.status, query).toBe(400);
       expect(res.body, query).toMatchObject({ code: 'validation_failed', field });
     }
-    const unknown = await pop(tb, '/api/v1/pop/queue/q?limit=5');
-    expect(unknown.status).toBe(400);
-    expect(unknown.body).toMatchObject({ code: 'unknown_field', field: 'limit' });
+  });
+
+  it("ignores the query parameters it does not act on, as Queen's client sends them", async () => {
+    await push(tb, [{ queue: 'pop-lenient', payload: 'x' }]);
+    const res = await pop(
+      tb,
+      '/api/v1/pop/queue/pop-lenient?batch=1&wait=false&timeout=30000&autopilot=true&namespace=&task=&conflation=false',
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.messages[0].data).toBe('x');
+    const owned = await pop(tb, '/api/v1/pop/queue/pop-lenient?tenant=other');
+    expect(owned.status).toBe(400);
+    expect(owned.body).toMatchObject({ code: 'server_owned_field', field: 'tenant' });
   });
 
   it('needs the consume grant', async () => {
@@ -422,11 +468,12 @@ describe('POST /api/v1/ack', () => {
     expect(res.body.code).toBe('not_found');
   });
 
-  it('rejects a bad status and unknown fields with 400 naming them', async () => {
+  it('rejects a bad status with 400 naming it, and ignores a field it does not know', async () => {
     const bad = await ack(tb, { transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000' }, { status: 'done' });
     expect(bad.body).toMatchObject({ code: 'validation_failed', field: 'status' });
     const unknown = await ack(tb, { transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000' }, { retry: true });
-    expect(unknown.body).toMatchObject({ code: 'unknown_field', field: 'retry' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ code: 'not_found' });
     const badId = await ack(tb, { transactionId: 't', partitionId: 'not-a-uuid' });
     expect(badId.body).toMatchObject({ code: 'validation_failed', field: 'partitionId' });
   });
@@ -560,12 +607,14 @@ describe('POST /api/v1/ack/batch', () => {
     });
   });
 
-  it('rejects an unknown field inside an acknowledgment with 400 naming it', async () => {
-    const res = await api(tb, 'POST', '/api/v1/ack/batch', {
-      body: { acknowledgments: [{ transactionId: 't', partitionId: '00000000-0000-4000-8000-000000000000', extra: 1 }] },
-    });
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'acknowledgments.0.extra' });
+  it('ignores an unknown field inside an acknowledgment but refuses a server-owned one', async () => {
+    const partitionId = '00000000-0000-4000-8000-000000000000';
+    const res = await api(tb, 'POST', '/api/v1/ack/batch', { body: { acknowledgments: [{ transactionId: 't', partitionId, extra: 1 }] } });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0]).toMatchObject({ success: false, code: 'not_found' });
+    const owned = await api(tb, 'POST', '/api/v1/ack/batch', { body: { acknowledgments: [{ transactionId: 't', partitionId, _x: 1 }] } });
+    expect(owned.status).toBe(400);
+    expect(owned.body).toMatchObject({ code: 'server_owned_field', field: 'acknowledgments.0._x' });
   });
 });
 

@@ -24,6 +24,22 @@ export const utf8Key = (maxBytes: number) => {
   );
 };
 
+/** Fields only the server sets: supplying one is refused on every route, lenient or not. */
+export const SERVER_OWNED = new Set(['producerSub', 'messageId', 'tenant']);
+
+export const isServerOwned = (key: string) => SERVER_OWNED.has(key) || key.startsWith('_');
+
+/**
+ * An object of a Queen route: lenient where Queen is lenient, so a key it does not know is
+ * ignored (passed along, read by nothing, never stored) — Queen's client sends options and
+ * parameters this broker has no use for. A server-owned key is still refused, as everywhere.
+ */
+export const queenObject = <T extends z.ZodRawShape>(shape: T) =>
+  z.looseObject(shape).superRefine((value, ctx) => {
+    const owned = Object.keys(value).find((k) => !(k in shape) && isServerOwned(k));
+    if (owned !== undefined) ctx.addIssue({ code: 'unrecognized_keys', keys: [owned], input: value });
+  });
+
 export const NAME_MAX_BYTES = 256;
 
 /** Tenant names (the JWT claim and the admin path): letters, digits and . _ : -, bounded. */

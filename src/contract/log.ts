@@ -2,7 +2,7 @@
 // pop, ack, dead letters), where timers deliver. Wire shapes follow Queen: camelCase frames and
 // bodies, snake_case push results. src/services/log/ implements them; src/routers/log.ts serves them.
 import { z } from 'zod';
-import { consumerGroupName, instant, partitionName, queueName, route, txnSchema } from './common.ts';
+import { consumerGroupName, instant, partitionName, queenObject, queueName, route, txnSchema } from './common.ts';
 
 /** Queen's consumer group for competing consumers: one cursor per partition, shared. */
 export const QUEUE_MODE = '__QUEUE_MODE__';
@@ -48,14 +48,13 @@ export type QueueOptions = z.infer<typeof queueOptionsSchema>;
 
 const jsonPayload = z.json().describe('any JSON document; stored as the exact UTF-8 bytes of its JSON text');
 
-export const pushItemSchema = z
-  .strictObject({
-    queue: queueName,
-    partition: partitionName.optional(),
-    payload: jsonPayload,
-    transactionId: txnSchema.optional().describe('minted (uuid) when absent; a txn already in the partition answers "duplicate"'),
-  })
-  .meta({ id: 'PushItem' });
+export const pushItemSchema = queenObject({
+  queue: queueName,
+  partition: partitionName.optional(),
+  payload: jsonPayload,
+  transactionId: txnSchema.optional().describe('minted (uuid) when absent; a txn already in the partition answers "duplicate"'),
+  traceId: z.guid().nullish().describe("a trace id to carry with the frame (Queen's client sends one when given a UUID); returned on pop"),
+}).meta({ id: 'PushItem' });
 
 export type PushItem = z.infer<typeof pushItemSchema>;
 
@@ -65,6 +64,7 @@ export const pushResultSchema = z
     transaction_id: z.string(),
     status: z.enum(['queued', 'duplicate']).describe('duplicate: the txn was already in the partition; message_id is the existing frame'),
     message_id: z.guid(),
+    queueName: z.string().describe('the queue the item went to (Queen names it so)'),
   })
   .meta({ id: 'PushResult' });
 
@@ -82,6 +82,7 @@ export const frameSchema = z
     consumerGroup: z.string(),
     leaseId: z.guid().nullable().describe('the partition lease this frame was popped under; null with autoAck'),
     producerSub: z.string().describe('the authenticated subject that pushed or scheduled it'),
+    traceId: z.guid().nullable().describe('the traceId it was pushed with; null when none'),
     createdAt: instant.describe('when the frame entered the log, PostgreSQL clock, microseconds'),
     payload: z.string().describe('the exact payload bytes, base64 (decrypted when the queue encrypts and the key fits)'),
     data: z.unknown().optional().describe('the payload bytes parsed, when they are one JSON document; else absent'),
@@ -92,6 +93,11 @@ export const frameSchema = z
 
 export type Frame = z.infer<typeof frameSchema>;
 
+/**
+ * Pop's query. Queen's client also sends parameters this broker does not act on (subscriptionMode,
+ * subscriptionFrom, partitions, autopilot, namespace, task…): they are ignored, as Queen ignores
+ * what it does not know (README, "Queen's client").
+ */
 const popQuery = {
   queue: queueName,
   batch: queryInt(`frames to pop (default 1, clamped to [1, ${POP_BATCH_MAX}])`).optional(),
@@ -128,7 +134,7 @@ const ackFields = {
     .describe('why it failed; kept on the dead letter'),
 };
 
-export const ackItemSchema = z.strictObject({ ...ackFields, consumerGroup: consumerGroupName.nullish() }).meta({ id: 'Ack' });
+export const ackItemSchema = queenObject({ ...ackFields, consumerGroup: consumerGroupName.nullish() }).meta({ id: 'Ack' });
 
 export const ackResultSchema = z
   .object({
@@ -236,11 +242,11 @@ export const logRoutes = {
     tags: ['log'],
     summary: 'Append messages to queues (created on first use); one snake_case result per item, as Queen answers',
     description:
-      `1–${MAX_PUSH_ITEMS} items in one transaction. A transactionId already in the partition answers "duplicate" with ` +
+      `0–${MAX_PUSH_ITEMS} items in one transaction (none: 201 []). A transactionId already in the partition answers "duplicate" with ` +
       "the existing message_id. producerSub is the credential's subject. Pushing to an encrypting queue on a broker " +
       'without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.',
     errorResponses: [400, 401, 403, 503],
-    input: z.strictObject({ items: z.array(pushItemSchema).min(1).max(MAX_PUSH_ITEMS) }),
+    input: queenObject({ items: z.array(pushItemSchema).max(MAX_PUSH_ITEMS) }),
     output: z.array(pushResultSchema),
     status: 201,
   }),
@@ -252,7 +258,7 @@ export const logRoutes = {
     summary: 'Pop a batch of frames from any free partition of a queue (204 when empty)',
     description: POP_DESCRIPTION,
     errorResponses: [400, 401, 403, 503],
-    input: z.strictObject(popQuery),
+    input: queenObject(popQuery),
     output: popOutput,
   }),
 
@@ -263,7 +269,7 @@ export const logRoutes = {
     summary: 'Pop a batch of frames from one partition (204 when empty or leased to another consumer of the group)',
     description: POP_DESCRIPTION,
     errorResponses: [400, 401, 403, 503],
-    input: z.strictObject({ ...popQuery, partition: partitionName }),
+    input: queenObject({ ...popQuery, partition: partitionName }),
     output: popOutput,
   }),
 
@@ -291,7 +297,7 @@ export const logRoutes = {
       'top-level one. Per item, the same rules as POST /api/v1/ack; a refused item (not_found, lease_mismatch) does ' +
       'not stop the others.',
     errorResponses: [400, 401, 403, 503],
-    input: z.strictObject({
+    input: queenObject({
       acknowledgments: z.array(ackItemSchema).min(1).max(MAX_ACKS_PER_BATCH),
       consumerGroup: consumerGroupName.nullish(),
     }),
@@ -305,7 +311,7 @@ export const logRoutes = {
     summary: "List the tenant's dead letters, oldest first, optionally by queue and consumer group",
     description: `\`limit\` defaults to ${DLQ_LIMIT_DEFAULT} and is clamped to [1, ${DLQ_LIMIT_MAX}].`,
     errorResponses: [400, 401, 403, 503],
-    input: z.strictObject({
+    input: queenObject({
       queue: queueName.optional(),
       consumerGroup: consumerGroupName.optional(),
       limit: queryInt(`page size (default ${DLQ_LIMIT_DEFAULT}, clamped to [1, ${DLQ_LIMIT_MAX}])`).optional(),

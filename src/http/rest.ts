@@ -5,14 +5,16 @@
 //    `tenant/42` written naturally, slashes and all (trpc-to-openapi matches each param as [^/]+);
 //  - percent-decoding of path parameters (lenient: a `%` not followed by two hex digits stays
 //    literal, so `50%off` works unencoded; send `%25` for a literal `%` before hex digits);
-//  - strict input: a body or query key the schema does not know is a 400 naming it, and the
-//    server-owned fields (producerSub, messageId, tenant, any `_`-prefixed key) get their own code;
+//  - strict input on the timer routes: a body or query key the schema does not know is a 400
+//    naming it (the Queen routes ignore one: queenObject in src/contract/common.ts), and the
+//    server-owned fields (producerSub, messageId, tenant, any `_`-prefixed key) get their own code
+//    on every route;
 //  - the error body `{ ok: false, error: "<message>", code, field?, ...details }` with the registry's status,
 //    Retry-After on 429/503 and any headers the error carries.
 import { TRPCError } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import type { RouteDef } from '../contract/common.ts';
+import { isServerOwned, type RouteDef } from '../contract/common.ts';
 import { ApiError, type ApiErrorDetails, type ErrorCode, isConnectionError, isTransientDbError, sqlState } from '../errors.ts';
 
 export interface Route {
@@ -25,8 +27,6 @@ export interface Route {
   def: RouteDef;
   bodyInput: boolean;
 }
-
-const SERVER_OWNED = new Set(['producerSub', 'messageId', 'tenant']);
 
 /** The routing table of the contract's routes (keyed by procedure path). */
 export function collectRoutes(contract: Readonly<Record<string, RouteDef>>): Route[] {
@@ -155,7 +155,7 @@ export function fromZodError(e: ZodError): ApiError {
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0];
     const field = at([...issue.path, key]);
-    if (SERVER_OWNED.has(key) || key.startsWith('_')) {
+    if (isServerOwned(key)) {
       return new ApiError('server_owned_field', `${field} is set by the server and cannot be supplied; remove it`, { field });
     }
     return new ApiError('unknown_field', `${field} is not a known field; remove it or check its spelling`, { field });

@@ -46,7 +46,7 @@ o AS (
   SELECT row_number() OVER (ORDER BY d.deliver_at, d.timer_key) AS ord, d.tenant, d.message_id AS id, d.queue,
     d.partition, d.txn AS transaction_id,
     CASE WHEN o.tid IS NOT NULL THEN o.payload WHEN d.payload_zstd THEN NULL ELSE d.payload END AS payload,
-    coalesce(o.encrypted, d.encrypted) AS encrypted, d.producer_sub, d.timer_key, d.deliver_at
+    coalesce(o.encrypted, d.encrypted) AS encrypted, d.producer_sub, d.timer_key, d.deliver_at, NULL::uuid AS trace_id
   FROM d LEFT JOIN o ON o.tid = d.tid
 )`;
 

@@ -112,7 +112,7 @@ export interface paths {
         put?: never;
         /**
          * Append messages to queues (created on first use); one snake_case result per item, as Queen answers
-         * @description 1–1000 items in one transaction. A transactionId already in the partition answers "duplicate" with the existing message_id. producerSub is the credential's subject. Pushing to an encrypting queue on a broker without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.
+         * @description 0–1000 items in one transaction (none: 201 []). A transactionId already in the partition answers "duplicate" with the existing message_id. producerSub is the credential's subject. Pushing to an encrypting queue on a broker without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.
          */
         post: operations["log-push"];
         delete?: never;
@@ -336,6 +336,10 @@ export interface components {
             payload: components["schemas"]["__schema0"];
             /** @description minted (uuid) when absent; a txn already in the partition answers "duplicate" */
             transactionId?: string;
+            /** @description a trace id to carry with the frame (Queen's client sends one when given a UUID); returned on pop */
+            traceId?: string | null;
+        } & {
+            [key: string]: unknown;
         };
         Ack: {
             /** @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8) */
@@ -356,6 +360,8 @@ export interface components {
             /** @description why it failed; kept on the dead letter */
             error?: string | null;
             consumerGroup?: string | null;
+        } & {
+            [key: string]: unknown;
         };
         __schema0: unknown;
         TimerResult: {
@@ -658,6 +664,8 @@ export interface components {
             status: "queued" | "duplicate";
             /** Format: uuid */
             message_id: string;
+            /** @description the queue the item went to (Queen names it so) */
+            queueName: string;
         };
         PopResult: {
             messages: components["schemas"]["LogFrame"][];
@@ -681,6 +689,8 @@ export interface components {
             leaseId: string | null;
             /** @description the authenticated subject that pushed or scheduled it */
             producerSub: string;
+            /** @description the traceId it was pushed with; null when none */
+            traceId: string | null;
             /** @description when the frame entered the log, PostgreSQL clock, microseconds */
             createdAt: string;
             /** @description the exact payload bytes, base64 (decrypted when the queue encrypts and the key fits) */

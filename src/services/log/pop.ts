@@ -84,9 +84,9 @@ SELECT ${PICKED_COLUMNS}
  */
 const BATCH = `
 batch AS (
-  SELECT seq, id, transaction_id, payload, encrypted, producer_sub, created_at, verdict FROM (
+  SELECT seq, id, transaction_id, payload, encrypted, producer_sub, trace_id, created_at, verdict FROM (
     SELECT f.*, sum(octet_length(f.payload)) OVER (ORDER BY f.seq) - octet_length(f.payload) AS bytes_before
-      FROM (SELECT m.seq, m.id::text AS id, m.transaction_id, m.payload, m.encrypted, m.producer_sub,
+      FROM (SELECT m.seq, m.id::text AS id, m.transaction_id, m.payload, m.encrypted, m.producer_sub, m.trace_id::text AS trace_id,
                    ${isoSql('m.created_at')} AS created_at,
                    CASE WHEN m.seq <= $6 THEN
                      (SELECT d.status FROM message_deliveries d
@@ -164,6 +164,7 @@ interface FrameRow {
   payload: Uint8Array;
   encrypted: boolean;
   producer_sub: string;
+  trace_id: string | null;
   created_at: string;
   verdict: string | null;
   lease_id: string | null;
@@ -265,6 +266,7 @@ async function takeBatch(deps: LogDeps, tx: Queryable, tenant: string, req: PopR
       consumerGroup: group,
       leaseId,
       producerSub: row.producer_sub,
+      traceId: row.trace_id,
       createdAt: row.created_at,
       ...(await openStored(deps.cipher, bytesOf(row.payload), row.encrypted)),
     });

@@ -12,14 +12,14 @@ import type { Caller, LogDeps } from './deps.ts';
 
 /**
  * The pushed frames, in item order. $1 tenant, $2 ids, $3 queues, $4 partitions, $5 txns,
- * $6 payloads (bytea[]), $7 encrypted, $8 producer sub.
+ * $6 payloads (bytea[]), $7 encrypted, $8 producer sub, $9 trace ids (uuid[], nulls).
  */
 export const PUSHED_FRAMES = `
 frames AS (
   SELECT t.ord, $1::text AS tenant, t.id, t.q AS queue, t.p AS partition, t.txn AS transaction_id, t.payload,
-         t.enc AS encrypted, $8::text AS producer_sub, NULL::text AS timer_key, NULL::timestamptz AS deliver_at
-    FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::boolean[])
-         WITH ORDINALITY AS t(id, q, p, txn, payload, enc, ord)
+         t.enc AS encrypted, $8::text AS producer_sub, NULL::text AS timer_key, NULL::timestamptz AS deliver_at, t.trace AS trace_id
+    FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::boolean[], $9::uuid[])
+         WITH ORDINALITY AS t(id, q, p, txn, payload, enc, trace, ord)
 )`;
 
 /**
@@ -52,6 +52,8 @@ const keyOf = (queue: string, partition: string, txn: string) => `${queue}\u0000
 
 export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Promise<PushResult[]> {
   const { tenant, sub } = caller;
+  // Queen answers an empty push with an empty list; there is nothing to lock or store.
+  if (items.length === 0) return [];
   const rows = items.map((item) => ({
     queue: item.queue,
     partition: item.partition ?? DEFAULT_PARTITION,
@@ -80,6 +82,7 @@ export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Pr
             payloads,
             encrypted,
             sub,
+            items.map((item) => item.traceId ?? null),
           ],
           result: PUSH_RESULT,
         },
@@ -110,8 +113,9 @@ export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Pr
       const queued = new Set(stored.filter((r) => r.appended).map((r) => r.id));
       const existing = new Map(stored.map((r) => [keyOf(r.queue, r.partition, r.transaction_id), r.id]));
       return rows.map((r, index): PushResult => {
-        if (queued.has(r.id)) return { index, transaction_id: r.txn, status: 'queued', message_id: r.id };
-        return { index, transaction_id: r.txn, status: 'duplicate', message_id: existing.get(keyOf(r.queue, r.partition, r.txn))! };
+        if (queued.has(r.id)) return { index, transaction_id: r.txn, status: 'queued', message_id: r.id, queueName: r.queue };
+        const id = existing.get(keyOf(r.queue, r.partition, r.txn))!;
+        return { index, transaction_id: r.txn, status: 'duplicate', message_id: id, queueName: r.queue };
       });
     },
     { setup: setLocal(INDEX_PLANS) },
