@@ -53,6 +53,7 @@ describe('migrations', () => {
       Boolean: 'boolean',
       DateTime: 'timestamp with time zone',
       Bytes: 'bytea',
+      Json: 'jsonb',
     };
     const expected: Record<string, Record<string, { type: string; nullable: boolean }>> = {};
     const expectedKeys: Record<string, string[]> = {};

@@ -49,7 +49,7 @@ describe('tenant isolation', () => {
   it("configuring a queue name configures the caller's queue only", async () => {
     await configure(tb, 'cfg-shared', { retryLimit: 7 });
     const theirs = await configure(tb, 'cfg-shared', { leaseTime: 5 }, globex);
-    expect(theirs.body.options).toEqual({ encryptionEnabled: false, leaseTime: 5, retryLimit: 3 });
+    expect(theirs.body.options).toMatchObject({ encryptionEnabled: false, leaseTime: 5, retryLimit: 3 });
     const rows = await tb.sql.query(`SELECT tenant, lease_time_seconds, retry_limit FROM queues WHERE name = 'cfg-shared' ORDER BY tenant`);
     expect(rows.rows).toEqual([
       { tenant: 'acme', lease_time_seconds: 300, retry_limit: 7 },
@@ -67,7 +67,11 @@ describe('tenant isolation', () => {
 describe('encryption at rest', () => {
   it('stores ciphertext (no plaintext in the row) and pops the plaintext', async () => {
     const cfg = await configure(tb, 'vault', { encryptionEnabled: true });
-    expect(cfg.body).toEqual({ configured: true, queue: 'vault', options: { encryptionEnabled: true, leaseTime: 300, retryLimit: 3 } });
+    expect(cfg.body).toMatchObject({
+      configured: true,
+      queue: 'vault',
+      options: { encryptionEnabled: true, leaseTime: 300, retryLimit: 3 },
+    });
     const pushed = await push(tb, [{ queue: 'vault', payload: { card: 'PLAINTEXT-MARKER-4242' } }]);
     const row = (
       await tb.sql.query(`SELECT payload, encrypted FROM messages WHERE tenant = 'acme' AND id = $1`, [pushed.body[0].message_id])

@@ -480,7 +480,11 @@ describe('POST /api/v1/ack', () => {
 
   it('redelivers a failed frame before later frames, up to retryLimit, then dead-letters it', async () => {
     const cfg = await configure(tb, 'retry', { retryLimit: 1 });
-    expect(cfg.body).toEqual({ configured: true, queue: 'retry', options: { encryptionEnabled: false, leaseTime: 300, retryLimit: 1 } });
+    expect(cfg.body).toMatchObject({
+      configured: true,
+      queue: 'retry',
+      options: { encryptionEnabled: false, leaseTime: 300, retryLimit: 1 },
+    });
     await push(tb, [
       { queue: 'retry', payload: 'poison' },
       { queue: 'retry', payload: 'fine' },
@@ -684,14 +688,78 @@ describe('dead letters', () => {
 });
 
 describe('POST /api/v1/configure', () => {
-  it('keeps omitted options and rejects unknown or out-of-range ones naming the field', async () => {
+  it('keeps omitted options, ignores unknown ones and rejects out-of-range ones naming the field', async () => {
     await configure(tb, 'cfg', { leaseTime: 30 });
-    const res = await configure(tb, 'cfg', { retryLimit: 0 });
-    expect(res.body.options).toEqual({ encryptionEnabled: false, leaseTime: 30, retryLimit: 0 });
-    const unknown = await configure(tb, 'cfg', { ttl: 5 });
-    expect(unknown.body).toMatchObject({ code: 'unknown_field', field: 'options.ttl' });
+    const res = await configure(tb, 'cfg', { retryLimit: 0, someFutureOption: 'x' });
+    expect(res.body.options).toMatchObject({ encryptionEnabled: false, leaseTime: 30, retryLimit: 0 });
+    expect(res.body.options).not.toHaveProperty('someFutureOption');
     const range = await configure(tb, 'cfg', { leaseTime: 0 });
     expect(range.body).toMatchObject({ code: 'validation_failed', field: 'options.leaseTime' });
+    const inert = await configure(tb, 'cfg', { ttl: -1 });
+    expect(inert.body).toMatchObject({ code: 'validation_failed', field: 'options.ttl' });
+  });
+
+  it("takes Queen's create as its client sends it: namespace, task and every option, stored and echoed", async () => {
+    // What queen-mq's QueueBuilder.create() posts when .config() was never called.
+    const body = {
+      queue: 'queen-create',
+      namespace: null,
+      task: null,
+      options: {
+        leaseTime: 300,
+        retryLimit: 3,
+        priority: 0,
+        delayedProcessing: 0,
+        windowBuffer: 0,
+        maxSize: 0,
+        retentionSeconds: 0,
+        completedRetentionSeconds: 0,
+        encryptionEnabled: false,
+      },
+    };
+    const created = await api(tb, 'POST', '/api/v1/configure', { body, headers: { 'content-type': 'application/json' } });
+    expect(created.status).toBe(200);
+    expect(created.body).toEqual({
+      configured: true,
+      queueId: expect.stringMatching(UUID),
+      queue: 'queen-create',
+      namespace: null,
+      task: null,
+      options: {
+        encryptionEnabled: false,
+        leaseTime: 300,
+        retryLimit: 3,
+        priority: 0,
+        delayedProcessing: 0,
+        windowBuffer: 0,
+        maxSize: 0,
+        retentionSeconds: 0,
+        completedRetentionSeconds: 0,
+        retentionEnabled: false,
+        retryDelay: 1000,
+        ttl: 3600,
+        deadLetterQueue: true,
+        dlqAfterMaxRetries: true,
+        maxWaitTimeSeconds: 0,
+        dedupWindowSeconds: 3600,
+      },
+    });
+    // Inert options and the labels are kept across configures; null keeps them too.
+    const again = await api(tb, 'POST', '/api/v1/configure', {
+      body: { queue: 'queen-create', namespace: 'billing', task: 'invoices', options: { priority: 7, retentionSeconds: 60 } },
+    });
+    expect(again.body).toMatchObject({ queueId: created.body.queueId, namespace: 'billing', task: 'invoices' });
+    const kept = await api(tb, 'POST', '/api/v1/configure', {
+      body: { queue: 'queen-create', namespace: null, options: { leaseTime: 60 } },
+    });
+    expect(kept.body).toMatchObject({
+      namespace: 'billing',
+      task: 'invoices',
+      options: { priority: 7, retentionSeconds: 60, leaseTime: 60 },
+    });
+    // A server-owned key is refused even here.
+    const owned = await api(tb, 'POST', '/api/v1/configure', { body: { queue: 'queen-create', tenant: 'globex' } });
+    expect(owned.body).toMatchObject({ code: 'server_owned_field', field: 'tenant' });
   });
 
   it('leases for the configured leaseTime on PostgreSQL clock', async () => {

@@ -63,7 +63,7 @@ export const logRouter = router({
     .mutation(async ({ ctx, input }) => ({
       configured: true as const,
       queue: input.queue,
-      options: await configure(ctx, ctx.principal.tenant, input.queue, input.options),
+      ...(await configure(ctx, ctx.principal.tenant, input.queue, input)),
     })),
 
   push: produceProcedure

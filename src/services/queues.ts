@@ -1,5 +1,5 @@
 // Queues and partitions: created on first use (by push or by schedule), and a queue's options.
-import type { QueueOptions } from '../contract/log.ts';
+import { INERT_QUEUE_OPTIONS, type QueueOptions } from '../contract/log.ts';
 import type { Database } from '../db/index.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 import { ApiError } from '../errors.ts';
@@ -90,37 +90,75 @@ export async function ensurePartitions(db: Queryable, tenant: string, pairs: { q
 }
 
 /**
- * configureQueue — $1 tenant, $2 queue, $3 encryption_enabled|null, $4 lease seconds|null,
- * $5 retry limit|null (null: keep the value). Locks: the queue row (created with the schema's
- * defaults by ENSURE_QUEUES_SQL just before). Rows: exactly 1.
+ * configure — $1 tenant, $2 queue, $3 encryptionEnabled, $4 leaseTime, $5 retryLimit (each null:
+ * keep), $6 namespace, $7 task (null: keep), $8 the inert Queen options given (jsonb, merged over
+ * the stored ones). Locks: the queue row. Rows: 1, the effective configuration.
  */
 const CONFIGURE_SQL = `
 UPDATE queues SET
   encryption_enabled = COALESCE($3::boolean, encryption_enabled),
   lease_time_seconds = COALESCE($4::integer, lease_time_seconds),
   retry_limit        = COALESCE($5::integer, retry_limit),
+  namespace          = COALESCE($6::text, namespace),
+  task               = COALESCE($7::text, task),
+  queen_options      = queen_options || $8::jsonb,
   updated_at         = now()
 WHERE tenant = $1 AND name = $2
-RETURNING encryption_enabled, lease_time_seconds, retry_limit`;
+RETURNING id::text AS id, namespace, task, queen_options, encryption_enabled, lease_time_seconds, retry_limit`;
 
-/** Creates the queue if missing and sets the options given; answers the effective options. */
+export interface QueueConfiguration {
+  queueId: string;
+  namespace: string | null;
+  task: string | null;
+  options: QueueOptions;
+}
+
+/**
+ * Creates the queue if missing and sets what is given (omitted: kept); answers the effective
+ * configuration. encryptionEnabled, leaseTime and retryLimit act; Queen's other options
+ * (INERT_QUEUE_OPTIONS) are stored as given and echoed over their Queen defaults.
+ */
 export async function configure(
   deps: { db: Database; cipher: PayloadCipher | undefined },
   tenant: string,
   queue: string,
-  o: Partial<QueueOptions>,
-): Promise<QueueOptions> {
-  if (o.encryptionEnabled && !deps.cipher) throw encryptionUnavailable(queue);
+  input: { namespace?: string | null; task?: string | null; options: Partial<QueueOptions> },
+): Promise<QueueConfiguration> {
+  const { encryptionEnabled, leaseTime, retryLimit, ...rest } = input.options;
+  if (encryptionEnabled && !deps.cipher) throw encryptionUnavailable(queue);
+  const inert = Object.fromEntries(Object.entries(rest).filter(([k, v]) => k in INERT_QUEUE_OPTIONS && v !== undefined));
   return inTransaction(deps.db.pool, async (tx) => {
     await tx.query(ENSURE_QUEUES_SQL, [tenant, [queue]]);
-    const r = await tx.query<{ encryption_enabled: boolean; lease_time_seconds: number; retry_limit: number }>(CONFIGURE_SQL, [
+    const r = await tx.query<{
+      id: string;
+      namespace: string | null;
+      task: string | null;
+      queen_options: Record<string, unknown>;
+      encryption_enabled: boolean;
+      lease_time_seconds: number;
+      retry_limit: number;
+    }>(CONFIGURE_SQL, [
       tenant,
       queue,
-      o.encryptionEnabled ?? null,
-      o.leaseTime ?? null,
-      o.retryLimit ?? null,
+      encryptionEnabled ?? null,
+      leaseTime ?? null,
+      retryLimit ?? null,
+      input.namespace ?? null,
+      input.task ?? null,
+      JSON.stringify(inert),
     ]);
     const row = r.rows[0];
-    return { encryptionEnabled: row.encryption_enabled, leaseTime: Number(row.lease_time_seconds), retryLimit: Number(row.retry_limit) };
+    return {
+      queueId: row.id,
+      namespace: row.namespace,
+      task: row.task,
+      options: {
+        ...INERT_QUEUE_OPTIONS,
+        ...(row.queen_options as Partial<QueueOptions>),
+        encryptionEnabled: row.encryption_enabled,
+        leaseTime: Number(row.lease_time_seconds),
+        retryLimit: Number(row.retry_limit),
+      },
+    };
   });
 }

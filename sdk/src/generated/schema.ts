@@ -92,7 +92,7 @@ export interface paths {
         put?: never;
         /**
          * Create a queue or change its options (omitted options keep their value); answers the effective options
-         * @description Defaults: encryptionEnabled false, leaseTime 300 s, retryLimit 3. Produce grant. encryptionEnabled=true on a broker without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.
+         * @description Defaults: encryptionEnabled false, leaseTime 300 s, retryLimit 3; those three act. Every other Queen option is accepted, stored and echoed without effect (each says so), as are namespace and task (null or absent: kept). Produce grant. encryptionEnabled=true on a broker without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.
          */
         post: operations["log-configure"];
         delete?: never;
@@ -642,7 +642,11 @@ export interface components {
         ConfigureResult: {
             /** @constant */
             configured: true;
+            /** Format: uuid */
+            queueId: string;
             queue: string;
+            namespace: string | null;
+            task: string | null;
             options: components["schemas"]["QueueOptions"];
         };
         QueueOptions: {
@@ -652,6 +656,32 @@ export interface components {
             leaseTime: number;
             /** @description redeliveries after a failed ack before the frame goes to the DLQ */
             retryLimit: number;
+            /** @description priority among queues: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            priority: number;
+            /** @description seconds a frame stays invisible after push: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            delayedProcessing: number;
+            /** @description seconds frames are held back to batch: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            windowBuffer: number;
+            /** @description frames the queue may hold: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            maxSize: number;
+            /** @description seconds frames are kept: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            retentionSeconds: number;
+            /** @description seconds completed frames are kept: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            completedRetentionSeconds: number;
+            /** @description retention: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            retentionEnabled: boolean;
+            /** @description milliseconds before a failed frame is redelivered: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            retryDelay: number;
+            /** @description seconds a frame lives: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            ttl: number;
+            /** @description dead-lettering (always on here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            deadLetterQueue: boolean;
+            /** @description dead-letter after retryLimit (always, here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            dlqAfterMaxRetries: boolean;
+            /** @description seconds a frame may wait: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            maxWaitTimeSeconds: number;
+            /** @description seconds the txn dedupe lasts (forever, here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            dedupWindowSeconds: number;
         };
         PushResult: {
             /** @description the item's position in the request */
@@ -1270,6 +1300,10 @@ export interface operations {
                 "application/json": {
                     /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
                     queue: string;
+                    /** @description the namespace (Queen's); kept and echoed */
+                    namespace?: string | null;
+                    /** @description the task (Queen's); kept and echoed */
+                    task?: string | null;
                     /** @default {} */
                     options?: {
                         /** @description encrypt payloads at rest (AES-256-GCM); needs QUEEN_ENCRYPTION_KEY on the broker */
@@ -1278,6 +1312,34 @@ export interface operations {
                         leaseTime?: number;
                         /** @description redeliveries after a failed ack before the frame goes to the DLQ */
                         retryLimit?: number;
+                        /** @description priority among queues: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        priority?: number;
+                        /** @description seconds a frame stays invisible after push: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        delayedProcessing?: number;
+                        /** @description seconds frames are held back to batch: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        windowBuffer?: number;
+                        /** @description frames the queue may hold: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        maxSize?: number;
+                        /** @description seconds frames are kept: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        retentionSeconds?: number;
+                        /** @description seconds completed frames are kept: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        completedRetentionSeconds?: number;
+                        /** @description retention: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        retentionEnabled?: boolean;
+                        /** @description milliseconds before a failed frame is redelivered: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        retryDelay?: number;
+                        /** @description seconds a frame lives: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        ttl?: number;
+                        /** @description dead-lettering (always on here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        deadLetterQueue?: boolean;
+                        /** @description dead-letter after retryLimit (always, here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        dlqAfterMaxRetries?: boolean;
+                        /** @description seconds a frame may wait: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        maxWaitTimeSeconds?: number;
+                        /** @description seconds the txn dedupe lasts (forever, here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        dedupWindowSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
