@@ -687,6 +687,32 @@ describe('dead letters', () => {
   });
 });
 
+describe('GET /api/v1/dlq filters as Queen sends them', () => {
+  it('by partition and by dead-lettered time (from, to: ISO instants, inclusive)', async () => {
+    for (const [partition, payload] of [
+      ['pa', 'first'],
+      ['pb', 'second'],
+    ] as const) {
+      await push(tb, [{ queue: 'dlq-filter', partition, payload }]);
+      const [frame] = (await pop(tb, `/api/v1/pop/queue/dlq-filter/partition/${partition}`)).body.messages;
+      await ack(tb, frame, { status: 'dlq' });
+    }
+    // Fix the instants so the filter is not at the mercy of the clock's resolution.
+    await tb.sql.query(
+      `UPDATE dead_letters SET created_at = CASE partition WHEN 'pa' THEN '2026-01-01T00:00:00Z'::timestamptz ELSE '2026-01-02T00:00:00Z'::timestamptz END
+        WHERE tenant = 'acme' AND queue = 'dlq-filter'`,
+    );
+    const data = async (query: string) =>
+      (await deadLetters(tb, `queue=dlq-filter&limit=100&offset=0&${query}`)).body.messages.map((m: any) => m.data);
+    expect(await data('partition=pb')).toEqual(['second']);
+    expect(await data('from=2026-01-02T00:00:00Z')).toEqual(['second']);
+    expect(await data('to=2026-01-01T00:00:00.000Z')).toEqual(['first']);
+    expect(await data('from=2025-12-31T00:00:00%2B00:00&to=2026-01-03T00:00:00Z')).toEqual(['first', 'second']);
+    const bad = await deadLetters(tb, 'queue=dlq-filter&from=yesterday');
+    expect(bad.body).toMatchObject({ code: 'validation_failed', field: 'from' });
+  });
+});
+
 describe('POST /api/v1/configure', () => {
   it('keeps omitted options, ignores unknown ones and rejects out-of-range ones naming the field', async () => {
     await configure(tb, 'cfg', { leaseTime: 30 });

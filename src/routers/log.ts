@@ -133,6 +133,9 @@ export const logRouter = router({
       listDeadLetters(ctx, ctx.principal, {
         queue: input.queue,
         consumerGroup: input.consumerGroup,
+        partition: input.partition,
+        from: input.from,
+        to: input.to,
         limit: Math.min(DLQ_LIMIT_MAX, Math.max(1, input.limit ?? DLQ_LIMIT_DEFAULT)),
         offset: input.offset ?? 0,
       }),

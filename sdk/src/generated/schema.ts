@@ -209,7 +209,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the tenant's dead letters, oldest first, optionally by queue and consumer group
+         * List the tenant's dead letters, oldest first, optionally by queue, consumer group, partition and time
          * @description `limit` defaults to 100 and is clamped to [1, 1000].
          */
         get: operations["log-dlq"];
@@ -1805,6 +1805,9 @@ export interface operations {
             query?: {
                 queue?: string;
                 consumerGroup?: string;
+                partition?: string;
+                from?: string;
+                to?: string;
                 limit?: string;
                 offset?: string;
             };

@@ -10,29 +10,35 @@ import { append } from './append.ts';
 import type { Caller, LogDeps } from './deps.ts';
 
 /**
+ * The page's filter: $1 tenant, $2 queue|null, $3 group|null, $4 partition|null, $5 from|null,
+ * $6 to|null (dead-lettered at or after / at or before, PostgreSQL's instants).
+ */
+const DEAD_LETTER_FILTER = `
+ WHERE d.tenant = $1 AND ($2::text IS NULL OR d.queue = $2) AND ($3::text IS NULL OR d.consumer_group = $3)
+   AND ($4::text IS NULL OR d.partition = $4)
+   AND ($5::timestamptz IS NULL OR d.created_at >= $5) AND ($6::timestamptz IS NULL OR d.created_at <= $6)`;
+
+/**
  * deadLetterPage — one page of the tenant's dead letters, oldest first.
- * $1 tenant, $2 queue|null, $3 group|null, $4 limit, $5 offset. Locks: none. Rows: 0..limit.
+ * $1..$6 the filter, $7 limit, $8 offset. Locks: none. Rows: 0..limit.
  */
 const DEAD_LETTER_PAGE_SQL = `
 SELECT d.id::text AS id, d.queue, d.partition, d.consumer_group, d.message_id::text AS message_id, d.transaction_id,
        d.payload, d.encrypted, d.payload_zstd, d.producer_sub, d.error_message, d.retry_count, d.from_timer,
        d.timer_key, ${isoSql('d.created_at')} AS created_at
-  FROM dead_letters d
- WHERE d.tenant = $1 AND ($2::text IS NULL OR d.queue = $2) AND ($3::text IS NULL OR d.consumer_group = $3)
+  FROM dead_letters d${DEAD_LETTER_FILTER}
  ORDER BY d.created_at, d.id
- LIMIT $4 OFFSET $5`;
+ LIMIT $7 OFFSET $8`;
 
-/** deadLetterCount — the filter's total, for paging. $1..$3 as above. Locks: none. Rows: 1. */
-const DEAD_LETTER_COUNT_SQL = `
-SELECT count(*) AS total FROM dead_letters d
- WHERE d.tenant = $1 AND ($2::text IS NULL OR d.queue = $2) AND ($3::text IS NULL OR d.consumer_group = $3)`;
+/** deadLetterCount — the filter's total, for paging. $1..$6 the filter. Locks: none. Rows: 1. */
+const DEAD_LETTER_COUNT_SQL = `SELECT count(*) AS total FROM dead_letters d${DEAD_LETTER_FILTER}`;
 
 export async function listDeadLetters(
   deps: Pick<LogDeps, 'db' | 'cipher'>,
   caller: Pick<Caller, 'tenant'>,
-  q: { queue?: string; consumerGroup?: string; limit: number; offset: number },
+  q: { queue?: string; consumerGroup?: string; partition?: string; from?: string; to?: string; limit: number; offset: number },
 ): Promise<DeadLetterPage> {
-  const params = [caller.tenant, q.queue ?? null, q.consumerGroup ?? null];
+  const params = [caller.tenant, q.queue ?? null, q.consumerGroup ?? null, q.partition ?? null, q.from ?? null, q.to ?? null];
   const [page, count] = await inTransaction(deps.db.pool, async (tx) => [
     await tx.query(DEAD_LETTER_PAGE_SQL, [...params, q.limit, q.offset]),
     await tx.query<{ total: number }>(DEAD_LETTER_COUNT_SQL, params),
