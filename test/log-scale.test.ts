@@ -8,6 +8,7 @@ import { inTransaction } from '../src/db/transaction.ts';
 import { BATCH_FRAMES_SQL, FIND_FRAMES_SQL, LOCATE_SQL, WRITE_VERDICTS_SQL } from '../src/services/log/ack.ts';
 import { appendSql, LOCK_PARTITIONS_SQL } from '../src/services/log/append.ts';
 import { PUSH_RESULT, PUSHED_FRAMES } from '../src/services/log/push.ts';
+import { RENEW_LEASE_SQL } from '../src/services/log/lease.ts';
 import { PICK_ANY_SQL, PICK_ONE_SQL, READ_AND_COMPLETE_SQL, READ_AND_LEASE_SQL } from '../src/services/log/pop.ts';
 import { ADVANCE_EXPIRED_SQL } from '../src/services/log/settle.ts';
 import { PROBE_GROUPS_SQL } from '../src/services/log/waiters.ts';
@@ -97,6 +98,7 @@ describe('plans on tables analysed while empty', () => {
       WRITE_VERDICTS_SQL,
       () => ['acme', ['g'], [5], ['completed'], [0], [ZERO_UUID], ['g'], [6], [null], [4], ['hist'], ['Default'], ['g'], [ZERO_UUID], [5]],
     ],
+    ['renewLease', RENEW_LEASE_SQL, () => ['acme', ZERO_UUID, null]],
     ['probeGroups', PROBE_GROUPS_SQL, () => [['acme'], ['wide'], ['g'], 16]],
     ['lockPartitions', LOCK_PARTITIONS_SQL, () => [['acme'], ['wide'], ['p5']]],
     [
@@ -111,6 +113,10 @@ describe('plans on tables analysed while empty', () => {
       expect(plan).not.toMatch(FULL_SCANS);
     });
   }
+
+  it('renewLease finds its lease through partition_consumers_lease, not among all the consumer rows', async () => {
+    expect(await planOf(RENEW_LEASE_SQL, ['acme', ZERO_UUID, null])).toContain('partition_consumers_lease');
+  });
 
   it('pickAny walks partition_consumers_ready, the index of partitions with work', async () => {
     expect(await planOf(PICK_ANY_SQL, ['acme', 'wide', 'g'])).toContain('partition_consumers_ready');

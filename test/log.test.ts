@@ -687,6 +687,59 @@ describe('dead letters', () => {
   });
 });
 
+describe('POST /api/v1/lease/:leaseId/extend', () => {
+  const secondsLeft = async (queue: string) =>
+    (
+      await tb.sql.query(
+        `SELECT extract(epoch FROM lease_expires_at - now())::int AS s FROM partition_consumers WHERE tenant = 'acme' AND queue = $1`,
+        [queue],
+      )
+    ).rows[0].s;
+
+  it("extends a live lease by the queue's leaseTime, or by the seconds given; the batch stays the caller's", async () => {
+    await configure(tb, 'renew', { leaseTime: 30 });
+    await push(tb, [{ queue: 'renew', payload: 'long job' }]);
+    const [frame] = (await pop(tb, '/api/v1/pop/queue/renew')).body.messages;
+    // Queen's client posts an empty object, with its usual header.
+    const renewed = await api(tb, 'POST', `/api/v1/lease/${frame.leaseId}/extend`, { body: {} });
+    expect(renewed.status).toBe(200);
+    expect(renewed.body).toEqual({ leaseId: frame.leaseId, success: true, newExpiresAt: expect.stringMatching(ISO_MICROS), renewed: 1 });
+    expect(await secondsLeft('renew')).toBeGreaterThan(25);
+    const longer = await api(tb, 'POST', `/api/v1/lease/${frame.leaseId}/extend`, { body: { seconds: 600 } });
+    expect(longer.status).toBe(200);
+    expect(await secondsLeft('renew')).toBeGreaterThan(590);
+    expect((await pop(tb, '/api/v1/pop/queue/renew')).status).toBe(204);
+    expect((await ack(tb, frame)).status).toBe(200);
+  });
+
+  it('refuses a lease that was released, expired, unknown or another tenant’s with 409 lease_mismatch', async () => {
+    await push(tb, [{ queue: 'renew-gone', payload: 1 }]);
+    const [frame] = (await pop(tb, '/api/v1/pop/queue/renew-gone')).body.messages;
+    const globex = await tb.token({ tenant: 'globex' });
+    const foreign = await api(tb, 'POST', `/api/v1/lease/${frame.leaseId}/extend`, { body: {}, token: globex });
+    expect(foreign.status).toBe(409);
+    await ack(tb, frame);
+    const released = await api(tb, 'POST', `/api/v1/lease/${frame.leaseId}/extend`, { body: {} });
+    expect(released.status).toBe(409);
+    expect(released.body).toMatchObject({
+      ok: false,
+      code: 'lease_mismatch',
+      field: 'leaseId',
+      error: expect.stringContaining('not live'),
+    });
+    await push(tb, [{ queue: 'renew-gone', payload: 2 }]);
+    const [second] = (await pop(tb, '/api/v1/pop/queue/renew-gone')).body.messages;
+    await tb.sql.query(
+      `UPDATE partition_consumers SET lease_expires_at = now() - interval '1 second' WHERE tenant = 'acme' AND queue = 'renew-gone'`,
+    );
+    expect((await api(tb, 'POST', `/api/v1/lease/${second.leaseId}/extend`, { body: {} })).status).toBe(409);
+    const bad = await api(tb, 'POST', '/api/v1/lease/not-a-lease/extend', { body: {} });
+    expect(bad.body).toMatchObject({ code: 'validation_failed', field: 'leaseId' });
+    const produceOnly = await tb.token({ grants: ['produce'] });
+    expect((await api(tb, 'POST', `/api/v1/lease/${second.leaseId}/extend`, { body: {}, token: produceOnly })).status).toBe(403);
+  });
+});
+
 describe('GET /api/v1/dlq filters as Queen sends them', () => {
   it('by partition and by dead-lettered time (from, to: ISO instants, inclusive)', async () => {
     for (const [partition, payload] of [

@@ -238,6 +238,19 @@ export const batchAckResultSchema = z
 
 export type BatchAckResult = z.infer<typeof batchAckResultSchema>;
 
+// --- lease renewal ---------------------------------------------------------------------------
+
+export const renewResultSchema = z
+  .object({
+    leaseId: z.guid(),
+    success: z.literal(true),
+    newExpiresAt: instant.describe('the lease now ends here, PostgreSQL clock'),
+    renewed: z.number().int().describe('partitions held under this lease'),
+  })
+  .meta({ id: 'RenewResult' });
+
+export type RenewResult = z.infer<typeof renewResultSchema>;
+
 // --- DLQ -------------------------------------------------------------------------------------
 
 export const deadLetterSchema = z
@@ -370,6 +383,23 @@ export const logRoutes = {
       consumerGroup: consumerGroupName.nullish(),
     }),
     output: batchAckResultSchema,
+  }),
+
+  renewLease: route({
+    method: 'POST',
+    path: '/api/v1/lease/{leaseId}/extend',
+    tags: ['log'],
+    summary: "Extend a live lease (Queen's renewLease): the batch stays this consumer's for `seconds` more",
+    description:
+      "`seconds` defaults to the queue's leaseTime; the lease then ends that long after now, PostgreSQL clock. A lease " +
+      'that expired or was released (its batch settled) answers 409 lease_mismatch: its frames are, or will be, ' +
+      'redelivered, and acking them under it is refused.',
+    errorResponses: [400, 401, 403, 409, 503],
+    input: queenObject({
+      leaseId: z.guid().describe('the leaseId of the pop'),
+      seconds: z.number().int().min(1).max(LEASE_TIME_MAX_SECONDS).optional().describe("default: the queue's leaseTime"),
+    }),
+    output: renewResultSchema,
   }),
 
   dlq: route({

@@ -16,6 +16,7 @@ import type { AuthedContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { ack, type AckOutcome } from '../services/log/ack.ts';
 import { listDeadLetters, replayDeadLetter } from '../services/log/deadLetters.ts';
+import { renewLease } from '../services/log/lease.ts';
 import { pop } from '../services/log/pop.ts';
 import { push } from '../services/log/push.ts';
 import { configure } from '../services/queues.ts';
@@ -124,6 +125,12 @@ export const logRouter = router({
       const successful = results.filter((x) => x.success).length;
       return { successful, failed: results.length - successful, results };
     }),
+
+  renewLease: consumeProcedure
+    .meta(openapiMeta(r.renewLease))
+    .input(r.renewLease.input)
+    .output(r.renewLease.output)
+    .mutation(({ ctx, input }) => renewLease(ctx, ctx.principal, input.leaseId.toLowerCase(), input.seconds)),
 
   dlq: readProcedure
     .meta(openapiMeta(r.dlq))

@@ -201,6 +201,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lease/{leaseId}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend a live lease (Queen's renewLease): the batch stays this consumer's for `seconds` more
+         * @description `seconds` defaults to the queue's leaseTime; the lease then ends that long after now, PostgreSQL clock. A lease that expired or was released (its batch settled) answers 409 lease_mismatch: its frames are, or will be, redelivered, and acking them under it is refused.
+         */
+        post: operations["log-renewLease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dlq": {
         parameters: {
             query?: never;
@@ -825,6 +845,16 @@ export interface components {
             error?: string;
             /** @description the stable code of that refusal: not_found, lease_mismatch */
             code?: string;
+        };
+        RenewResult: {
+            /** Format: uuid */
+            leaseId: string;
+            /** @constant */
+            success: true;
+            /** @description the lease now ends here, PostgreSQL clock */
+            newExpiresAt: string;
+            /** @description partitions held under this lease */
+            renewed: number;
         };
         DeadLetterPage: {
             messages: components["schemas"]["DeadLetter"][];
@@ -1773,6 +1803,90 @@ export interface operations {
             };
             /** @description Refused; retrying will not help (missing grant, plan limit) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-renewLease": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the leaseId of the pop */
+                leaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description default: the queue's leaseTime */
+                    seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenewResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
