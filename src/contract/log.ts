@@ -2,7 +2,8 @@
 // pop, ack, dead letters), where timers deliver. Wire shapes follow Queen: camelCase frames and
 // bodies, snake_case push results. src/services/log/ implements them; src/routers/log.ts serves them.
 import { z } from 'zod';
-import { consumerGroupName, instant, NAME_MAX_BYTES, partitionName, queenObject, queueName, route, txnSchema, utf8Key } from './common.ts';
+import { consumerGroupName, instant, partitionName, queenObject, queueName, route, txnSchema } from './common.ts';
+import { configureInput, configureResultSchema, LEASE_TIME_MAX_SECONDS } from './queues.ts';
 
 /** Queen's consumer group for competing consumers: one cursor per partition, shared. */
 export const QUEUE_MODE = '__QUEUE_MODE__';
@@ -14,8 +15,6 @@ export const POP_TIMEOUT_DEFAULT_MS = 30_000;
 export const POP_TIMEOUT_MAX_MS = 60_000;
 export const DLQ_LIMIT_DEFAULT = 100;
 export const DLQ_LIMIT_MAX = 1000;
-/** A week: a lease longer than that is a consumer that died, not one that is slow. */
-export const LEASE_TIME_MAX_SECONDS = 7 * 24 * 3600;
 
 /** Query-string booleans: `true`/`false` (also `1`/`0`). Anything else is a 400. */
 const queryBool = (description: string) =>
@@ -31,80 +30,6 @@ const queryInt = (description: string) =>
     .regex(/^\d{1,15}$/, 'must be a non-negative integer')
     .describe(description)
     .transform(Number);
-
-// --- configure -------------------------------------------------------------------------------
-
-/** The options this broker acts on. */
-const actingOptions = {
-  encryptionEnabled: z.boolean().describe('encrypt payloads at rest (AES-256-GCM); needs QUEEN_ENCRYPTION_KEY on the broker'),
-  leaseTime: z.number().int().min(1).max(LEASE_TIME_MAX_SECONDS).describe('seconds a pop leases its partition'),
-  retryLimit: z.number().int().min(0).max(1000).describe('redeliveries after a failed ack before the frame goes to the DLQ'),
-};
-
-const INERT = 'accepted, stored and echoed; no effect on this broker (README, "Queen\'s client")';
-const count = (what: string) =>
-  z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1)
-    .describe(`${what}: ${INERT}`);
-
-/**
- * Queen's other queue options, with the defaults Queen's broker gives them. Queen's client sends
- * them on every create; they are kept per queue and answered back, and act on nothing here.
- */
-export const INERT_QUEUE_OPTIONS = {
-  priority: 0,
-  delayedProcessing: 0,
-  windowBuffer: 0,
-  maxSize: 0,
-  retentionSeconds: 0,
-  completedRetentionSeconds: 0,
-  retentionEnabled: false,
-  retryDelay: 1000,
-  ttl: 3600,
-  deadLetterQueue: true,
-  dlqAfterMaxRetries: true,
-  maxWaitTimeSeconds: 0,
-  dedupWindowSeconds: 3600,
-} as const;
-
-const inertOptions = {
-  priority: count('priority among queues'),
-  delayedProcessing: count('seconds a frame stays invisible after push'),
-  windowBuffer: count('seconds frames are held back to batch'),
-  maxSize: count('frames the queue may hold'),
-  retentionSeconds: count('seconds frames are kept'),
-  completedRetentionSeconds: count('seconds completed frames are kept'),
-  retentionEnabled: z.boolean().describe(`retention: ${INERT}`),
-  retryDelay: count('milliseconds before a failed frame is redelivered'),
-  ttl: count('seconds a frame lives'),
-  deadLetterQueue: z.boolean().describe(`dead-lettering (always on here): ${INERT}`),
-  dlqAfterMaxRetries: z.boolean().describe(`dead-letter after retryLimit (always, here): ${INERT}`),
-  maxWaitTimeSeconds: count('seconds a frame may wait'),
-  dedupWindowSeconds: count('seconds the txn dedupe lasts (forever, here)'),
-} satisfies Record<keyof typeof INERT_QUEUE_OPTIONS, z.ZodType>;
-
-export const queueOptionsSchema = z.object({ ...actingOptions, ...inertOptions }).meta({ id: 'QueueOptions' });
-
-export type QueueOptions = z.infer<typeof queueOptionsSchema>;
-
-/** A text of Queen's queue naming (namespace, task): null when unset. */
-const queenLabel = (what: string) => utf8Key(NAME_MAX_BYTES).nullish().describe(`${what} (Queen's); kept and echoed`);
-
-export const configureResultSchema = z
-  .object({
-    configured: z.literal(true),
-    queueId: z.guid(),
-    queue: z.string(),
-    namespace: z.string().nullable(),
-    task: z.string().nullable(),
-    options: queueOptionsSchema,
-  })
-  .meta({ id: 'ConfigureResult' });
-
-export type ConfigureResult = z.infer<typeof configureResultSchema>;
 
 // --- push ------------------------------------------------------------------------------------
 
@@ -308,12 +233,7 @@ export const logRoutes = {
       'accepted, stored and echoed without effect (each says so), as are namespace and task (null or absent: kept). ' +
       'Produce grant. encryptionEnabled=true on a broker without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.',
     errorResponses: [400, 401, 403, 503],
-    input: queenObject({
-      queue: queueName,
-      namespace: queenLabel('the namespace'),
-      task: queenLabel('the task'),
-      options: queenObject(queueOptionsSchema.partial().shape).default({}),
-    }),
+    input: configureInput,
     output: configureResultSchema,
   }),
 

@@ -1,5 +1,5 @@
 // Queues and partitions: created on first use (by push or by schedule), and a queue's options.
-import { INERT_QUEUE_OPTIONS, type QueueOptions } from '../contract/log.ts';
+import { INERT_QUEUE_OPTIONS, type QueueOptions } from '../contract/queues.ts';
 import type { Database } from '../db/index.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 import { ApiError } from '../errors.ts';
