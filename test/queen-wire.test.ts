@@ -1,0 +1,185 @@
+// The log as Queen's JavaScript client (queen-mq, client-v2) drives it: the same headers (JSON
+// content type on every request, GET and DELETE included; a body only when there is one), the
+// same bodies and query parameters, read the way the client reads the answers. One test per row
+// of the README's "Queen's client" table that this broker supports or accepts.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestBroker, type TestBroker } from './helpers/broker.ts';
+
+let tb: TestBroker;
+let token: string;
+beforeAll(async () => {
+  tb = await startTestBroker({ listen: true });
+  token = await tb.token({ grants: ['produce', 'consume', 'read'] });
+});
+afterAll(() => tb?.close());
+
+/**
+ * A request as the client's HttpClient makes it; answers what the client would hand its caller:
+ * null for a 204, the parsed body otherwise, and for an error an Error built from `body.error`.
+ */
+async function queen(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) {
+  const res = await fetch(`${tb.url}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (res.status === 204) return { status: 204, data: null };
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!res.ok) {
+    const error = new Error(`HTTP ${res.status}`) as Error & { status: number; code?: string };
+    if (data?.error) error.message = data.error;
+    error.status = res.status;
+    error.code = data?.code;
+    return { status: res.status, data, error };
+  }
+  return { status: res.status, data };
+}
+
+/** QueueBuilder.create() without .config(): the client's defaults, namespace and task null. */
+const createBody = (queue: string, options: Record<string, unknown> = {}) => ({
+  queue,
+  namespace: null,
+  task: null,
+  options: {
+    leaseTime: 300,
+    retryLimit: 3,
+    priority: 0,
+    delayedProcessing: 0,
+    windowBuffer: 0,
+    maxSize: 0,
+    retentionSeconds: 0,
+    completedRetentionSeconds: 0,
+    encryptionEnabled: false,
+    ...options,
+  },
+});
+
+/** The pop URL and parameters of QueueBuilder.pop() (older client: batch always sent). */
+const popPath = (queue: string, o: { batch?: number; wait?: boolean; timeout?: number; group?: string; extra?: string } = {}) =>
+  `/api/v1/pop/queue/${queue}?batch=${o.batch ?? 1}&wait=${o.wait ?? false}&timeout=${o.timeout ?? 30000}` +
+  (o.group ? `&consumerGroup=${o.group}` : '') +
+  (o.extra ?? '');
+
+const pushItem = (queue: string, payload: unknown, extra: Record<string, unknown> = {}) => ({
+  queue,
+  partition: 'Default',
+  payload,
+  transactionId: randomUUID(),
+  ...extra,
+});
+
+describe("Queen's client against the log", () => {
+  it('create: configured, with queueId and every option echoed', async () => {
+    const res = await queen('POST', '/api/v1/configure', createBody('qw-create', { leaseTime: 60 }));
+    expect(res.status).toBe(200);
+    expect(res.data).toMatchObject({ configured: true, queue: 'qw-create', namespace: null, task: null });
+    expect(res.data.queueId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.data.options).toMatchObject({ leaseTime: 60, retryLimit: 3, priority: 0, windowBuffer: 0, encryptionEnabled: false });
+  });
+
+  it('push: per-item results in order, duplicates carry the first message_id, an empty list answers []', async () => {
+    const traceId = randomUUID();
+    const first = pushItem('qw-push', { n: 1 }, { traceId });
+    const res = await queen('POST', '/api/v1/push', { items: [first, pushItem('qw-push', { n: 2 })] });
+    expect(res.status).toBe(201);
+    expect(res.data.map((r: any) => [r.index, r.status, r.queueName])).toEqual([
+      [0, 'queued', 'qw-push'],
+      [1, 'queued', 'qw-push'],
+    ]);
+    const again = await queen('POST', '/api/v1/push', { items: [{ ...first }] });
+    expect(again.data[0]).toMatchObject({ status: 'duplicate', message_id: res.data[0].message_id, transaction_id: first.transactionId });
+    const empty = await queen('POST', '/api/v1/push', { items: [] });
+    expect(empty).toEqual({ status: 201, data: [] });
+  });
+
+  it('pop and ack: the frame carries data, ids, lease and traceId; the ack body is the one the client sends', async () => {
+    const traceId = randomUUID();
+    await queen('POST', '/api/v1/push', { items: [pushItem('qw-pop', { job: 'x' }, { traceId })] });
+    const popped = await queen('GET', popPath('qw-pop', { extra: '&subscriptionMode=all&partitions=1&autopilot=true' }));
+    expect(popped.status).toBe(200);
+    const [msg] = popped.data.messages;
+    expect(msg).toMatchObject({ data: { job: 'x' }, traceId, consumerGroup: '__QUEUE_MODE__', partition: 'Default' });
+    const acked = await queen('POST', '/api/v1/ack', {
+      transactionId: msg.transactionId,
+      partitionId: msg.partitionId,
+      status: 'completed',
+      error: null,
+      consumerGroup: null,
+      leaseId: msg.leaseId,
+    });
+    expect(acked.status).toBe(200);
+    expect(acked.data).toMatchObject({ status: 'completed', leaseReleased: true });
+    expect((await queen('GET', popPath('qw-pop'))).status).toBe(204);
+  });
+
+  it('consumer groups and long-poll: a waiting pop of a named group gets a frame pushed meanwhile', async () => {
+    const waiting = queen('GET', popPath('qw-group', { wait: true, timeout: 10000, group: 'billing' }));
+    await new Promise((r) => setTimeout(r, 200));
+    await queen('POST', '/api/v1/push', { items: [pushItem('qw-group', 'late')] });
+    const res = await waiting;
+    expect(res.status).toBe(200);
+    expect(res.data.messages[0]).toMatchObject({ data: 'late', consumerGroup: 'billing' });
+  });
+
+  it('ack/batch with the top-level consumerGroup, a failed item, and a refused one reported by string', async () => {
+    await queen('POST', '/api/v1/configure', createBody('qw-batch', { retryLimit: 0 }));
+    await queen('POST', '/api/v1/push', { items: [pushItem('qw-batch', 1), pushItem('qw-batch', 2)] });
+    const { data } = await queen('GET', popPath('qw-batch', { batch: 10, group: 'g' }));
+    const [a, b] = data.messages;
+    const res = await queen('POST', '/api/v1/ack/batch', {
+      acknowledgments: [
+        { transactionId: a.transactionId, partitionId: a.partitionId, status: 'completed', error: null, leaseId: a.leaseId },
+        { transactionId: b.transactionId, partitionId: b.partitionId, status: 'failed', error: 'handler threw', leaseId: b.leaseId },
+        { transactionId: 'never-pushed', partitionId: a.partitionId, status: 'completed', error: null },
+      ],
+      consumerGroup: 'g',
+    });
+    expect(res.status).toBe(200);
+    expect(res.data.results.map((r: any) => [r.success, r.status ?? r.code])).toEqual([
+      [true, 'completed'],
+      [true, 'dlq'],
+      [false, 'not_found'],
+    ]);
+    expect(typeof res.data.results[2].error).toBe('string');
+  });
+
+  it('renew: the lease of a popped frame is extended with the empty body the client posts', async () => {
+    await queen('POST', '/api/v1/push', { items: [pushItem('qw-renew', 'slow')] });
+    const [msg] = (await queen('GET', popPath('qw-renew'))).data.messages;
+    const res = await queen('POST', `/api/v1/lease/${msg.leaseId}/extend`, {});
+    expect(res.data).toMatchObject({ leaseId: msg.leaseId, success: true });
+    expect(typeof res.data.newExpiresAt).toBe('string');
+  });
+
+  it('dlq: the query the client builds, with partition and time filters', async () => {
+    await queen('POST', '/api/v1/push', { items: [pushItem('qw-dlq', 'poison')] });
+    const [msg] = (await queen('GET', popPath('qw-dlq'))).data.messages;
+    await queen('POST', '/api/v1/ack', {
+      transactionId: msg.transactionId,
+      partitionId: msg.partitionId,
+      status: 'dlq',
+      error: 'bad',
+      consumerGroup: null,
+      leaseId: msg.leaseId,
+    });
+    const from = new Date(Date.now() - 60_000).toISOString();
+    const res = await queen('GET', `/api/v1/dlq?queue=qw-dlq&limit=100&offset=0&partition=Default&from=${encodeURIComponent(from)}`);
+    expect(res.status).toBe(200);
+    expect(res.data.messages.map((m: any) => [m.data, m.errorMessage])).toEqual([['poison', 'bad']]);
+  });
+
+  it('errors reach the caller as a message string and a code, on every route', async () => {
+    const refused = await queen('POST', '/api/v1/push', { items: [pushItem('qw-err', 1, { producerSub: 'mallory' })] });
+    expect(refused.status).toBe(400);
+    expect(refused.error?.message).toMatch(/producerSub/);
+    expect(refused.error?.code).toBe('server_owned_field');
+    const lease = await queen('POST', `/api/v1/lease/${randomUUID()}/extend`, {});
+    expect(lease.error?.code).toBe('lease_mismatch');
+    expect(lease.error?.message).toMatch(/not live/);
+    // The timer DELETE with the client's ever-present JSON header and no body.
+    const cancel = await queen('DELETE', '/api/v1/timers/qw-err/no-such-timer');
+    expect(cancel).toMatchObject({ status: 200, data: { ok: false, status: 'absent' } });
+  });
+});
