@@ -687,6 +687,70 @@ describe('dead letters', () => {
   });
 });
 
+describe("consumer groups' subscription modes", () => {
+  const data = async (path: string) => {
+    const res = await pop(tb, path);
+    return res.status === 204 ? [] : res.body.messages.map((f: any) => f.data);
+  };
+
+  it('a new named group starts at the beginning by default (all, from_beginning), after the newest frame with new', async () => {
+    await push(tb, [
+      { queue: 'sub-modes', payload: 'old-1' },
+      { queue: 'sub-modes', payload: 'old-2' },
+    ]);
+    expect(await data('/api/v1/pop/queue/sub-modes?consumerGroup=plain&batch=10&autoAck=true')).toEqual(['old-1', 'old-2']);
+    expect(await data('/api/v1/pop/queue/sub-modes?consumerGroup=all&subscriptionMode=all&batch=10&autoAck=true')).toEqual([
+      'old-1',
+      'old-2',
+    ]);
+    expect(await data('/api/v1/pop/queue/sub-modes?consumerGroup=begin&subscriptionMode=from_beginning&batch=10&autoAck=true')).toEqual([
+      'old-1',
+      'old-2',
+    ]);
+    expect(await data('/api/v1/pop/queue/sub-modes?consumerGroup=fresh&subscriptionMode=new&batch=10&autoAck=true')).toEqual([]);
+    expect(await data('/api/v1/pop/queue/sub-modes?consumerGroup=now&subscriptionFrom=now&batch=10&autoAck=true')).toEqual([]);
+    // Frames pushed after it registered, and partitions created after, are the new group's.
+    await push(tb, [
+      { queue: 'sub-modes', payload: 'new-1' },
+      { queue: 'sub-modes', partition: 'later', payload: 'new-2' },
+    ]);
+    const fresh = [
+      ...(await data('/api/v1/pop/queue/sub-modes?consumerGroup=fresh&batch=10&autoAck=true')),
+      ...(await data('/api/v1/pop/queue/sub-modes?consumerGroup=fresh&batch=10&autoAck=true')),
+    ];
+    expect(fresh.sort()).toEqual(['new-1', 'new-2']);
+    // The mode counts at the group's first pop only: asking again re-seeds nothing.
+    expect(await data('/api/v1/pop/queue/sub-modes?consumerGroup=fresh&subscriptionMode=all&batch=10')).toEqual([]);
+  });
+
+  it('subscriptionFrom an instant starts at the first frame created at or after it; queue mode ignores modes', async () => {
+    await push(tb, [
+      { queue: 'sub-from', payload: 'jan-1' },
+      { queue: 'sub-from', payload: 'jan-2' },
+      { queue: 'sub-from', payload: 'jan-3' },
+    ]);
+    await tb.sql.query(
+      `UPDATE messages SET created_at = CASE convert_from(payload, 'UTF8')
+                                          WHEN '"jan-1"' THEN '2026-01-01T00:00:00Z'::timestamptz
+                                          WHEN '"jan-2"' THEN '2026-01-02T00:00:00Z'::timestamptz
+                                          ELSE '2026-01-03T00:00:00Z'::timestamptz END
+        WHERE tenant = 'acme' AND queue = 'sub-from'`,
+    );
+    expect(
+      await data('/api/v1/pop/queue/sub-from?consumerGroup=since&subscriptionFrom=2026-01-02T00:00:00Z&batch=10&autoAck=true'),
+    ).toEqual(['jan-2', 'jan-3']);
+    expect(
+      await data('/api/v1/pop/queue/sub-from?consumerGroup=later&subscriptionFrom=2027-01-01T00:00:00Z&batch=10&autoAck=true'),
+    ).toEqual([]);
+    expect(await data('/api/v1/pop/queue/sub-from?consumerGroup=junk&subscriptionFrom=yesterday&batch=10&autoAck=true')).toEqual([
+      'jan-1',
+      'jan-2',
+      'jan-3',
+    ]);
+    expect(await data('/api/v1/pop/queue/sub-from?subscriptionMode=new&batch=10&autoAck=true')).toEqual(['jan-1', 'jan-2', 'jan-3']);
+  });
+});
+
 describe('POST /api/v1/lease/:leaseId/extend', () => {
   const secondsLeft = async (queue: string) =>
     (

@@ -81,9 +81,9 @@ export const frameSchema = z
 export type Frame = z.infer<typeof frameSchema>;
 
 /**
- * Pop's query. Queen's client also sends parameters this broker does not act on (subscriptionMode,
- * subscriptionFrom, partitions, autopilot, namespace, task…): they are ignored, as Queen ignores
- * what it does not know (README, "Queen's client").
+ * Pop's query. Queen's client also sends parameters this broker does not act on (partitions,
+ * autopilot, namespace, task…): they are ignored, as Queen ignores what it does not know (README,
+ * "Queen's client").
  */
 const popQuery = {
   queue: queueName,
@@ -92,6 +92,16 @@ const popQuery = {
   timeout: queryInt(`long-poll limit in ms (default ${POP_TIMEOUT_DEFAULT_MS}, clamped to ${POP_TIMEOUT_MAX_MS})`).optional(),
   consumerGroup: consumerGroupName.optional(),
   autoAck: queryBool('complete the frames as they are handed out (no lease)').optional(),
+  subscriptionMode: z
+    .string()
+    .max(64)
+    .optional()
+    .describe("where a named group new to the queue starts: `new` after the newest frame; anything else (Queen's `all`) at the beginning"),
+  subscriptionFrom: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('`now`, or an ISO instant: a new named group starts at the first frame created at or after it (unparsable: ignored)'),
 };
 
 const popOutput = z.object({ messages: z.array(frameSchema) }).meta({ id: 'PopResult' });
@@ -100,7 +110,8 @@ const POP_DESCRIPTION =
   "FIFO per partition. A pop leases the partition to the caller for its consumer group for the queue's leaseTime: " +
   'other consumers of the group skip it until every frame of the batch is acked or the lease expires (then the ' +
   'unacked frames are redelivered). `__QUEUE_MODE__` (the default) is competing consumers sharing one cursor per ' +
-  'partition; a named group has its own cursors and starts at the beginning of each partition. Answers 204 when ' +
+  'partition; a named group has its own cursors and starts at the beginning of each partition, unless its first pop ' +
+  'says subscriptionMode=new or subscriptionFrom. Answers 204 when ' +
   'there is nothing to pop (after waiting, with wait=true).';
 
 // --- ack -------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import { ApiError } from '../errors.ts';
 import { ack, type AckOutcome } from '../services/log/ack.ts';
 import { listDeadLetters, replayDeadLetter } from '../services/log/deadLetters.ts';
 import { renewLease } from '../services/log/lease.ts';
+import type { GroupStart } from '../services/log/groups.ts';
 import { pop } from '../services/log/pop.ts';
 import { push } from '../services/log/push.ts';
 import { configure } from '../services/queues.ts';
@@ -30,6 +31,8 @@ type PopInput = {
   timeout?: number;
   consumerGroup?: string;
   autoAck?: boolean;
+  subscriptionMode?: string;
+  subscriptionFrom?: string;
 };
 
 async function popRoute(ctx: AuthedContext, input: PopInput) {
@@ -41,9 +44,32 @@ async function popRoute(ctx: AuthedContext, input: PopInput) {
     autoAck: input.autoAck ?? false,
     wait: input.wait ?? false,
     timeoutMs: Math.min(POP_TIMEOUT_MAX_MS, input.timeout ?? POP_TIMEOUT_DEFAULT_MS),
+    // Queue mode reads every partition whole, whatever it is asked (as Queen's broker does).
+    start:
+      input.consumerGroup === undefined || input.consumerGroup === QUEUE_MODE
+        ? undefined
+        : groupStart(input.subscriptionMode, input.subscriptionFrom),
   });
   if (messages.length === 0) ctx.res.status = 204;
   return { messages };
+}
+
+/**
+ * Queen's subscription modes, read as Queen's broker reads them: `new` (also new-only, new_only,
+ * newonly) or subscriptionFrom=now start after the newest frame; an ISO instant starts at the
+ * first frame created at or after it; anything else, or nothing, starts at the beginning (Queen's
+ * `all`). An instant that does not parse is ignored, as Queen ignores it. Queue mode always reads
+ * the whole partition.
+ */
+export function groupStart(mode: string | undefined, from: string | undefined): GroupStart {
+  if (from !== undefined && from !== '') {
+    if (from.toLowerCase() === 'now') return { at: 'tail' };
+    const t = Date.parse(from);
+    if (!Number.isNaN(t)) return { at: 'since', instant: new Date(t).toISOString() };
+  }
+  return mode !== undefined && ['new', 'new-only', 'new_only', 'newonly'].includes(mode.toLowerCase())
+    ? { at: 'tail' }
+    : { at: 'beginning' };
 }
 
 /** Queen answers consumerGroup null for '__QUEUE_MODE__'. */

@@ -130,7 +130,7 @@ export interface paths {
         };
         /**
          * Pop a batch of frames from any free partition of a queue (204 when empty)
-         * @description FIFO per partition. A pop leases the partition to the caller for its consumer group for the queue's leaseTime: other consumers of the group skip it until every frame of the batch is acked or the lease expires (then the unacked frames are redelivered). `__QUEUE_MODE__` (the default) is competing consumers sharing one cursor per partition; a named group has its own cursors and starts at the beginning of each partition. Answers 204 when there is nothing to pop (after waiting, with wait=true).
+         * @description FIFO per partition. A pop leases the partition to the caller for its consumer group for the queue's leaseTime: other consumers of the group skip it until every frame of the batch is acked or the lease expires (then the unacked frames are redelivered). `__QUEUE_MODE__` (the default) is competing consumers sharing one cursor per partition; a named group has its own cursors and starts at the beginning of each partition, unless its first pop says subscriptionMode=new or subscriptionFrom. Answers 204 when there is nothing to pop (after waiting, with wait=true).
          */
         get: operations["log-popQueue"];
         put?: never;
@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * Pop a batch of frames from one partition (204 when empty or leased to another consumer of the group)
-         * @description FIFO per partition. A pop leases the partition to the caller for its consumer group for the queue's leaseTime: other consumers of the group skip it until every frame of the batch is acked or the lease expires (then the unacked frames are redelivered). `__QUEUE_MODE__` (the default) is competing consumers sharing one cursor per partition; a named group has its own cursors and starts at the beginning of each partition. Answers 204 when there is nothing to pop (after waiting, with wait=true).
+         * @description FIFO per partition. A pop leases the partition to the caller for its consumer group for the queue's leaseTime: other consumers of the group skip it until every frame of the batch is acked or the lease expires (then the unacked frames are redelivered). `__QUEUE_MODE__` (the default) is competing consumers sharing one cursor per partition; a named group has its own cursors and starts at the beginning of each partition, unless its first pop says subscriptionMode=new or subscriptionFrom. Answers 204 when there is nothing to pop (after waiting, with wait=true).
          */
         get: operations["log-popPartition"];
         put?: never;
@@ -1510,6 +1510,8 @@ export interface operations {
                 timeout?: string;
                 consumerGroup?: string;
                 autoAck?: "0" | "1" | "true" | "false";
+                subscriptionMode?: string;
+                subscriptionFrom?: string;
             };
             header?: never;
             path: {
@@ -1584,6 +1586,8 @@ export interface operations {
                 timeout?: string;
                 consumerGroup?: string;
                 autoAck?: "0" | "1" | "true" | "false";
+                subscriptionMode?: string;
+                subscriptionFrom?: string;
             };
             header?: never;
             path: {

@@ -15,16 +15,34 @@ RETURNING 1`;
 const ENSURE_QUEUE_SQL = 'INSERT INTO queues (tenant, name) VALUES ($1, $2) ON CONFLICT (tenant, name) DO NOTHING';
 
 /**
- * joinPartitions — $1 tenant, $2 queue, $3 group. A cursor at 0 on every partition of the queue:
- * a new group starts at the beginning of the log.
+ * Where a group new to a queue starts on the partitions that exist when it registers (Queen's
+ * subscription modes): at the beginning (`all`, the default), after their newest frame (`new`),
+ * or at their first frame created at or after an instant. Partitions created later start at
+ * the beginning either way: everything in them is new to the group.
+ */
+export type GroupStart = { at: 'beginning' } | { at: 'tail' } | { at: 'since'; instant: string };
+
+/**
+ * joinPartitions — $1 tenant, $2 queue, $3 group, $4 'beginning' | 'tail' | 'since', $5 the
+ * instant (since). A cursor on every partition of the queue where the group starts; for `since`,
+ * the newest frame created before the instant, found walking back from the partition's end.
  * Locks: the new rows, and each partition FOR SHARE, in name order: an append in flight holds its
  * partition until it commits, so the last_seq copied here is never older than a frame that
  * commits after this statement's snapshot — nor is this row invisible to that append's mirror.
  * Rows: one per partition.
  */
 const JOIN_PARTITIONS_SQL = `
-INSERT INTO partition_consumers (tenant, queue, partition, consumer_group, last_seq)
-SELECT p.tenant, p.queue, p.name, $3, p.last_seq FROM partitions p WHERE p.tenant = $1 AND p.queue = $2
+INSERT INTO partition_consumers (tenant, queue, partition, consumer_group, last_seq, cursor_seq)
+SELECT p.tenant, p.queue, p.name, $3, p.last_seq,
+       CASE $4::text
+         WHEN 'tail' THEN p.last_seq
+         WHEN 'since' THEN coalesce((SELECT m.seq FROM messages m
+                                      WHERE m.tenant = p.tenant AND m.queue = p.queue AND m.partition = p.name
+                                        AND m.created_at < $5::timestamptz
+                                      ORDER BY m.seq DESC LIMIT 1), 0)
+         ELSE 0
+       END
+  FROM partitions p WHERE p.tenant = $1 AND p.queue = $2
  ORDER BY p.name
    FOR SHARE OF p
 ON CONFLICT DO NOTHING`;
@@ -49,10 +67,16 @@ export class KnownGroups {
  * LOCK_QUEUES_SQL) a cursor on every partition. A registration in flight elsewhere makes the
  * first statement wait for it, so on return the group's rows exist either way.
  */
-export async function registerGroup(tx: Queryable, tenant: string, queue: string, group: string): Promise<void> {
+export async function registerGroup(
+  tx: Queryable,
+  tenant: string,
+  queue: string,
+  group: string,
+  start: GroupStart = { at: 'beginning' },
+): Promise<void> {
   await tx.query(ENSURE_QUEUE_SQL, [tenant, queue]);
   const added = await tx.query(ADD_GROUP_SQL, [tenant, queue, group]);
   if (added.rows.length === 0) return;
   await tx.query(LOCK_QUEUES_SQL, [tenant, [queue]]);
-  await tx.query(JOIN_PARTITIONS_SQL, [tenant, queue, group]);
+  await tx.query(JOIN_PARTITIONS_SQL, [tenant, queue, group, start.at, start.at === 'since' ? start.instant : null]);
 }

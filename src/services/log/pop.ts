@@ -18,7 +18,7 @@ import { commitWith, inTransaction, type Queryable } from '../../db/transaction.
 import { openStored } from '../../payload.ts';
 import { DEFAULT_LEASE_SECONDS } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';
-import { registerGroup } from './groups.ts';
+import { registerGroup, type GroupStart } from './groups.ts';
 import { advanceExpired } from './settle.ts';
 
 /** Payload bytes one pop hands out at most (the first frame always goes): 16 MiB. */
@@ -34,6 +34,8 @@ export interface PopRequest {
   autoAck: boolean;
   wait: boolean;
   timeoutMs: number;
+  /** Where the group starts if this pop registers it (a named group's first pop on the queue). */
+  start?: GroupStart;
 }
 
 /** What a long-poll listens to besides the log: the caller hanging up. */
@@ -221,7 +223,7 @@ async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<
     const taken = await inTransaction(
       deps.db.pool,
       async (tx) => {
-        if (!known) await registerGroup(tx, tenant, req.queue, group);
+        if (!known) await registerGroup(tx, tenant, req.queue, group, req.start);
         const picked = await pick(tx, tenant, req);
         return picked && takeBatch(deps, tx, tenant, req, picked);
       },
