@@ -8,6 +8,7 @@ import { inTransaction } from '../src/db/transaction.ts';
 import { BATCH_FRAMES_SQL, FIND_FRAMES_SQL, LOCATE_SQL, WRITE_VERDICTS_SQL } from '../src/services/log/ack.ts';
 import { appendSql, LOCK_PARTITIONS_SQL } from '../src/services/log/append.ts';
 import { PUSH_RESULT, PUSHED_FRAMES } from '../src/services/log/push.ts';
+import { DELETE_QUEUE_SQL } from '../src/services/log/deleteQueue.ts';
 import { RENEW_LEASE_SQL } from '../src/services/log/lease.ts';
 import { PICK_ANY_SQL, PICK_ONE_SQL, READ_AND_COMPLETE_SQL, READ_AND_LEASE_SQL } from '../src/services/log/pop.ts';
 import { ADVANCE_EXPIRED_SQL } from '../src/services/log/settle.ts';
@@ -99,6 +100,7 @@ describe('plans on tables analysed while empty', () => {
       () => ['acme', ['g'], [5], ['completed'], [0], [ZERO_UUID], ['g'], [6], [null], [4], ['hist'], ['Default'], ['g'], [ZERO_UUID], [5]],
     ],
     ['renewLease', RENEW_LEASE_SQL, () => ['acme', ZERO_UUID, null]],
+    ['deleteQueue', DELETE_QUEUE_SQL, () => ['acme', 'hist']],
     ['probeGroups', PROBE_GROUPS_SQL, () => [['acme'], ['wide'], ['g'], 16]],
     ['lockPartitions', LOCK_PARTITIONS_SQL, () => [['acme'], ['wide'], ['p5']]],
     [

@@ -316,6 +316,20 @@ export const logRoutes = {
     output: batchAckResultSchema,
   }),
 
+  deleteQueue: route({
+    method: 'DELETE',
+    path: '/api/v1/resources/queues/{queue}',
+    tags: ['log'],
+    summary: "Delete a queue: its frames, partitions, cursors, leases, verdicts and dead letters (Queen's queue(q).delete())",
+    description:
+      'Answers 200 whether the queue existed or not (deleted and existed say which), as Queen does. Consumer groups ' +
+      'stay registered: after a push re-creates the queue they read it from the beginning. Timers scheduled to the queue ' +
+      'stay pending and re-create it when they fire; cancel them to withdraw them. Produce grant, as for configure.',
+    errorResponses: [400, 401, 403, 503],
+    input: queenObject({ queue: queueName }),
+    output: z.object({ deleted: z.boolean(), existed: z.boolean(), queue: z.string() }).meta({ id: 'DeleteQueueResult' }),
+  }),
+
   renewLease: route({
     method: 'POST',
     path: '/api/v1/lease/{leaseId}/extend',

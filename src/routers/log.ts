@@ -16,6 +16,7 @@ import type { AuthedContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { ack, type AckOutcome } from '../services/log/ack.ts';
 import { listDeadLetters, replayDeadLetter } from '../services/log/deadLetters.ts';
+import { deleteQueue } from '../services/log/deleteQueue.ts';
 import { renewLease } from '../services/log/lease.ts';
 import type { GroupStart } from '../services/log/groups.ts';
 import { pop } from '../services/log/pop.ts';
@@ -151,6 +152,13 @@ export const logRouter = router({
       const successful = results.filter((x) => x.success).length;
       return { successful, failed: results.length - successful, results };
     }),
+
+  /** Produce grant, as configure: who may create a queue may remove it. */
+  deleteQueue: grantProcedure('produce')
+    .meta(openapiMeta(r.deleteQueue))
+    .input(r.deleteQueue.input)
+    .output(r.deleteQueue.output)
+    .mutation(({ ctx, input }) => deleteQueue(ctx, ctx.principal, input.queue)),
 
   renewLease: consumeProcedure
     .meta(openapiMeta(r.renewLease))

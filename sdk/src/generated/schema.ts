@@ -201,6 +201,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/resources/queues/{queue}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a queue: its frames, partitions, cursors, leases, verdicts and dead letters (Queen's queue(q).delete())
+         * @description Answers 200 whether the queue existed or not (deleted and existed say which), as Queen does. Consumer groups stay registered: after a push re-creates the queue they read it from the beginning. Timers scheduled to the queue stay pending and re-create it when they fire; cancel them to withdraw them. Produce grant, as for configure.
+         */
+        delete: operations["log-deleteQueue"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lease/{leaseId}/extend": {
         parameters: {
             query?: never;
@@ -845,6 +865,11 @@ export interface components {
             error?: string;
             /** @description the stable code of that refusal: not_found, lease_mismatch */
             code?: string;
+        };
+        DeleteQueueResult: {
+            deleted: boolean;
+            existed: boolean;
+            queue: string;
         };
         RenewResult: {
             /** Format: uuid */
@@ -1785,6 +1810,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchAckResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-deleteQueue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteQueueResult"];
                 };
             };
             /** @description Malformed input: the message names the field */
