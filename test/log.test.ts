@@ -478,6 +478,20 @@ describe('POST /api/v1/ack', () => {
     expect(badId.body).toMatchObject({ code: 'validation_failed', field: 'partitionId' });
   });
 
+  it("redelivers a frame acked with Queen's retry without spending its retryLimit", async () => {
+    await configure(tb, 'retry-free', { retryLimit: 0 });
+    await push(tb, [{ queue: 'retry-free', payload: 'again' }]);
+    for (let i = 0; i < 3; i++) {
+      const [frame] = (await pop(tb, '/api/v1/pop/queue/retry-free')).body.messages;
+      expect(frame.data).toBe('again');
+      const res = await ack(tb, frame, { status: 'retry' });
+      expect(res.body).toMatchObject({ status: 'failed', retryCount: 0, leaseReleased: true });
+    }
+    const [frame] = (await pop(tb, '/api/v1/pop/queue/retry-free')).body.messages;
+    expect((await ack(tb, frame, { status: 'failed' })).body).toMatchObject({ status: 'dlq', retryCount: 1 });
+    expect((await pop(tb, '/api/v1/pop/queue/retry-free')).status).toBe(204);
+  });
+
   it('redelivers a failed frame before later frames, up to retryLimit, then dead-letters it', async () => {
     const cfg = await configure(tb, 'retry', { retryLimit: 1 });
     expect(cfg.body).toMatchObject({

@@ -116,13 +116,20 @@ const POP_DESCRIPTION =
 
 // --- ack -------------------------------------------------------------------------------------
 
+/** The verdicts a frame can have for a group. */
 export const ACK_STATUSES = ['completed', 'failed', 'dlq'] as const;
 export type AckStatus = (typeof ACK_STATUSES)[number];
+/** What an ack may say: a verdict, or Queen's `retry` (redeliver, spending none of the retryLimit). */
+export const ACK_REQUESTS = [...ACK_STATUSES, 'retry'] as const;
+export type AckRequest = (typeof ACK_REQUESTS)[number];
 
 const ackFields = {
   transactionId: txnSchema,
   partitionId: z.guid().describe("the frame's partitionId"),
-  status: z.enum(ACK_STATUSES).default('completed').describe("failed: redelivered up to the queue's retryLimit, then DLQ"),
+  status: z
+    .enum(ACK_REQUESTS)
+    .default('completed')
+    .describe("failed: redelivered up to the queue's retryLimit, then DLQ; retry: redelivered, the limit untouched (recorded as failed)"),
   leaseId: z.string().max(64).nullish().describe('the leaseId of the pop; when given it must be the live lease'),
   error: z
     .string()

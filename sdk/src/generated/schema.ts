@@ -390,11 +390,11 @@ export interface components {
              */
             partitionId: string;
             /**
-             * @description failed: redelivered up to the queue's retryLimit, then DLQ
+             * @description failed: redelivered up to the queue's retryLimit, then DLQ; retry: redelivered, the limit untouched (recorded as failed)
              * @default completed
              * @enum {string}
              */
-            status: "completed" | "failed" | "dlq";
+            status: "completed" | "failed" | "dlq" | "retry";
             /** @description the leaseId of the pop; when given it must be the live lease */
             leaseId?: string | null;
             /** @description why it failed; kept on the dead letter */
@@ -1699,11 +1699,11 @@ export interface operations {
                      */
                     partitionId: string;
                     /**
-                     * @description failed: redelivered up to the queue's retryLimit, then DLQ
+                     * @description failed: redelivered up to the queue's retryLimit, then DLQ; retry: redelivered, the limit untouched (recorded as failed)
                      * @default completed
                      * @enum {string}
                      */
-                    status?: "completed" | "failed" | "dlq";
+                    status?: "completed" | "failed" | "dlq" | "retry";
                     /** @description the leaseId of the pop; when given it must be the live lease */
                     leaseId?: string | null;
                     /** @description why it failed; kept on the dead letter */

@@ -12,7 +12,7 @@
 // (here, and an autoAck pop completing failed frames) happens under that group's consumer row for
 // that partition, so once this transaction holds the row the verdicts it reads stay true until it
 // commits.
-import type { AckStatus } from '../../contract/log.ts';
+import type { AckRequest, AckStatus } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
 import { isoSql } from '../../db/sql.ts';
 import { commitWith, inTransaction, type Queryable } from '../../db/transaction.ts';
@@ -24,7 +24,7 @@ import { cursorAfterBatch, type BatchFrame, type Released } from './settle.ts';
 export interface AckItem {
   transactionId: string;
   partitionId: string;
-  status: AckStatus;
+  status: AckRequest;
   consumerGroup: string;
   leaseId?: string | null;
   error?: string | null;
@@ -298,9 +298,10 @@ async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
     // Already judged under this lease (a retried "failed"): answer the recorded verdict.
     if (prior && prior.lease_id === leaseId) return outcome(prior.status, prior.retry_count);
 
-    let status = item.status;
+    // Queen's retry is a failure that spends none of the budget: redelivered, never dead-lettered by it.
+    let status: AckStatus = item.status === 'retry' ? 'failed' : item.status;
     let retryCount = prior?.retry_count ?? 0;
-    if (status === 'failed') {
+    if (item.status === 'failed') {
       retryCount += 1;
       // retryLimit counts redeliveries after a failure: limit 3 = up to 4 deliveries, then DLQ.
       if (retryCount > pc.retry_limit) status = 'dlq';
