@@ -3,7 +3,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POP_RECHECK_MS } from '../src/services/log/waiters.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { ack, appendFrame, b64, configure, deadLetters, drain, ISO_MICROS, pop, push, replay, UUID } from './helpers/log.ts';
+import {
+  ack,
+  appendFrame,
+  b64,
+  configure,
+  deadLetters,
+  drain,
+  ISO_MICROS,
+  pop,
+  push,
+  queenCreateBody,
+  replay,
+  UUID,
+} from './helpers/log.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {
@@ -857,24 +870,7 @@ describe('POST /api/v1/configure', () => {
   });
 
   it("takes Queen's create as its client sends it: namespace, task and every option, stored and echoed", async () => {
-    // What queen-mq's QueueBuilder.create() posts when .config() was never called.
-    const body = {
-      queue: 'queen-create',
-      namespace: null,
-      task: null,
-      options: {
-        leaseTime: 300,
-        retryLimit: 3,
-        priority: 0,
-        delayedProcessing: 0,
-        windowBuffer: 0,
-        maxSize: 0,
-        retentionSeconds: 0,
-        completedRetentionSeconds: 0,
-        encryptionEnabled: false,
-      },
-    };
-    const created = await api(tb, 'POST', '/api/v1/configure', { body, headers: { 'content-type': 'application/json' } });
+    const created = await api(tb, 'POST', '/api/v1/configure', { body: queenCreateBody('queen-create') });
     expect(created.status).toBe(200);
     expect(created.body).toEqual({
       configured: true,

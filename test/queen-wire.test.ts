@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
+import { queenCreateBody } from './helpers/log.ts';
 
 let tb: TestBroker;
 let token: string;
@@ -37,25 +38,6 @@ async function queen(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unk
   return { status: res.status, data };
 }
 
-/** QueueBuilder.create() without .config(): the client's defaults, namespace and task null. */
-const createBody = (queue: string, options: Record<string, unknown> = {}) => ({
-  queue,
-  namespace: null,
-  task: null,
-  options: {
-    leaseTime: 300,
-    retryLimit: 3,
-    priority: 0,
-    delayedProcessing: 0,
-    windowBuffer: 0,
-    maxSize: 0,
-    retentionSeconds: 0,
-    completedRetentionSeconds: 0,
-    encryptionEnabled: false,
-    ...options,
-  },
-});
-
 /** The pop URL and parameters of QueueBuilder.pop() (older client: batch always sent). */
 const popPath = (queue: string, o: { batch?: number; wait?: boolean; timeout?: number; group?: string; extra?: string } = {}) =>
   `/api/v1/pop/queue/${queue}?batch=${o.batch ?? 1}&wait=${o.wait ?? false}&timeout=${o.timeout ?? 30000}` +
@@ -72,7 +54,7 @@ const pushItem = (queue: string, payload: unknown, extra: Record<string, unknown
 
 describe("Queen's client against the log", () => {
   it('create: configured, with queueId and every option echoed', async () => {
-    const res = await queen('POST', '/api/v1/configure', createBody('qw-create', { leaseTime: 60 }));
+    const res = await queen('POST', '/api/v1/configure', queenCreateBody('qw-create', { leaseTime: 60 }));
     expect(res.status).toBe(200);
     expect(res.data).toMatchObject({ configured: true, queue: 'qw-create', namespace: null, task: null });
     expect(res.data.queueId).toMatch(/^[0-9a-f-]{36}$/);
@@ -124,7 +106,7 @@ describe("Queen's client against the log", () => {
   });
 
   it('ack/batch with the top-level consumerGroup, a failed item, and a refused one reported by string', async () => {
-    await queen('POST', '/api/v1/configure', createBody('qw-batch', { retryLimit: 0 }));
+    await queen('POST', '/api/v1/configure', queenCreateBody('qw-batch', { retryLimit: 0 }));
     await queen('POST', '/api/v1/push', { items: [pushItem('qw-batch', 1), pushItem('qw-batch', 2)] });
     const { data } = await queen('GET', popPath('qw-batch', { batch: 10, group: 'g' }));
     const [a, b] = data.messages;

@@ -114,3 +114,25 @@ export async function appendFrame(tb: TestBroker, f: RawFrame): Promise<void> {
     }),
   );
 }
+
+/**
+ * The body of Queen's QueueBuilder.create() (queen-mq client-v2): namespace and task null, and
+ * the client's QUEUE_DEFAULTS under what .config() set.
+ */
+export const queenCreateBody = (queue: string, options: Record<string, unknown> = {}) => ({
+  queue,
+  namespace: null,
+  task: null,
+  options: {
+    leaseTime: 300,
+    retryLimit: 3,
+    priority: 0,
+    delayedProcessing: 0,
+    windowBuffer: 0,
+    maxSize: 0,
+    retentionSeconds: 0,
+    completedRetentionSeconds: 0,
+    encryptionEnabled: false,
+    ...options,
+  },
+});
