@@ -10,6 +10,7 @@ import { appendSql, LOCK_PARTITIONS_SQL } from '../src/services/log/append.ts';
 import { PUSH_RESULT, PUSHED_FRAMES } from '../src/services/log/push.ts';
 import { DELETE_QUEUE_SQL } from '../src/services/log/deleteQueue.ts';
 import { RENEW_LEASE_SQL } from '../src/services/log/lease.ts';
+import { LIVE_LEASES_SQL } from '../src/services/log/transaction.ts';
 import { PICK_ANY_SQL, PICK_ONE_SQL, READ_AND_COMPLETE_SQL, READ_AND_LEASE_SQL } from '../src/services/log/pop.ts';
 import { ADVANCE_EXPIRED_SQL } from '../src/services/log/settle.ts';
 import { PROBE_GROUPS_SQL } from '../src/services/log/waiters.ts';
@@ -101,6 +102,7 @@ describe('plans on tables analysed while empty', () => {
     ],
     ['renewLease', RENEW_LEASE_SQL, () => ['acme', ZERO_UUID, null]],
     ['deleteQueue', DELETE_QUEUE_SQL, () => ['acme', 'hist']],
+    ['liveLeases', LIVE_LEASES_SQL, () => ['acme', [ZERO_UUID]]],
     ['probeGroups', PROBE_GROUPS_SQL, () => [['acme'], ['wide'], ['g'], 16]],
     ['lockPartitions', LOCK_PARTITIONS_SQL, () => [['acme'], ['wide'], ['p5']]],
     [

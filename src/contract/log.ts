@@ -3,6 +3,7 @@
 // bodies, snake_case push results. src/services/log/ implements them; src/routers/log.ts serves them.
 import { z } from 'zod';
 import { consumerGroupName, instant, partitionName, queenObject, queueName, route, txnSchema } from './common.ts';
+import { deadLetterPageSchema, replayResultSchema } from './deadLetters.ts';
 import { configureInput, configureResultSchema, LEASE_TIME_MAX_SECONDS } from './queues.ts';
 
 /** Queen's consumer group for competing consumers: one cursor per partition, shared. */
@@ -181,6 +182,43 @@ export const batchAckResultSchema = z
 
 export type BatchAckResult = z.infer<typeof batchAckResultSchema>;
 
+// --- transactions ----------------------------------------------------------------------------
+
+export const MAX_TRANSACTION_OPERATIONS = 1000;
+
+const transactionAck = queenObject({ type: z.literal('ack'), ...ackFields, consumerGroup: consumerGroupName.nullish() });
+const transactionPush = queenObject({ type: z.literal('push'), items: z.array(pushItemSchema).min(1).max(MAX_PUSH_ITEMS) });
+
+export const transactionOperationSchema = z
+  .discriminatedUnion('type', [transactionAck, transactionPush])
+  .meta({ id: 'TransactionOperation' });
+
+export type TransactionOperation = z.infer<typeof transactionOperationSchema>;
+
+export const transactionResultSchema = z
+  .object({
+    transactionId: z.guid().describe("this transaction's id (Queen answers one)"),
+    success: z.literal(true),
+    results: z.array(
+      z
+        .object({
+          index: z.number().int().describe('the operation this result belongs to'),
+          type: z.enum(['push', 'ack']),
+          success: z.literal(true),
+          transactionId: z.string().describe("the pushed item's or acked frame's transactionId"),
+          messageId: z.guid().optional(),
+          queueName: z.string().optional(),
+          duplicate: z.boolean().optional().describe('push: the txn was already in the partition'),
+          status: z.enum(ACK_STATUSES).optional().describe('ack: the verdict recorded'),
+          dlq: z.boolean().optional(),
+        })
+        .meta({ id: 'TransactionItemResult' }),
+    ),
+  })
+  .meta({ id: 'TransactionResult' });
+
+export type TransactionResult = z.infer<typeof transactionResultSchema>;
+
 // --- lease renewal ---------------------------------------------------------------------------
 
 export const renewResultSchema = z
@@ -193,50 +231,6 @@ export const renewResultSchema = z
   .meta({ id: 'RenewResult' });
 
 export type RenewResult = z.infer<typeof renewResultSchema>;
-
-// --- DLQ -------------------------------------------------------------------------------------
-
-export const deadLetterSchema = z
-  .object({
-    id: z.guid(),
-    queue: z.string(),
-    partition: z.string(),
-    consumerGroup: z.string().describe("'__timers__' for a timer whose fire exhausted its attempts"),
-    messageId: z.guid(),
-    transactionId: z.string(),
-    producerSub: z.string(),
-    errorMessage: z.string().nullable(),
-    retryCount: z.number().int(),
-    fromTimer: z.boolean().describe('a timer that never fired: not replayable'),
-    timerKey: z.string().nullable(),
-    createdAt: instant.describe('when it was dead-lettered'),
-    payload: z.string().describe('base64 of the payload bytes (decrypted and decompressed when possible)'),
-    data: z.unknown().optional(),
-    encrypted: z.boolean(),
-    error: z.string().optional(),
-  })
-  .meta({ id: 'DeadLetter' });
-
-export type DeadLetter = z.infer<typeof deadLetterSchema>;
-
-export const deadLetterPageSchema = z
-  .object({ messages: z.array(deadLetterSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
-  .meta({ id: 'DeadLetterPage' });
-
-export type DeadLetterPage = z.infer<typeof deadLetterPageSchema>;
-
-export const replayResultSchema = z
-  .object({
-    replayed: z.literal(true),
-    id: z.string(),
-    queue: z.string(),
-    partition: z.string(),
-    transactionId: z.string().describe("the new frame's transactionId"),
-    messageId: z.guid(),
-  })
-  .meta({ id: 'ReplayResult' });
-
-export type ReplayResult = z.infer<typeof replayResultSchema>;
 
 // --- routes ----------------------------------------------------------------------------------
 
@@ -321,6 +315,24 @@ export const logRoutes = {
       consumerGroup: consumerGroupName.nullish(),
     }),
     output: batchAckResultSchema,
+  }),
+
+  transaction: route({
+    method: 'POST',
+    path: '/api/v1/transaction',
+    tags: ['log'],
+    summary: "Apply pushes and acks together or not at all (Queen's transaction: consume, transform, produce exactly once)",
+    description:
+      '`operations`: `{type: "push", items}` and `{type: "ack", transactionId, partitionId, status?, consumerGroup?}` in ' +
+      'any order; `requiredLeases`: leases that must still be live. One database transaction: any refused ack (404 ' +
+      'not_found, 409 lease_mismatch) or dead lease refuses the whole call and applies nothing. Produce grant, and ' +
+      'consume when it acks; the cluster produce block applies.',
+    errorResponses: [400, 401, 403, 404, 409, 503],
+    input: queenObject({
+      operations: z.array(transactionOperationSchema).min(1).max(MAX_TRANSACTION_OPERATIONS),
+      requiredLeases: z.array(z.guid()).max(MAX_TRANSACTION_OPERATIONS).optional(),
+    }),
+    output: transactionResultSchema,
   }),
 
   deleteQueue: route({

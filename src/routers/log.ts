@@ -18,11 +18,12 @@ import { ack, type AckOutcome } from '../services/log/ack.ts';
 import { listDeadLetters, replayDeadLetter } from '../services/log/deadLetters.ts';
 import { deleteQueue } from '../services/log/deleteQueue.ts';
 import { renewLease } from '../services/log/lease.ts';
+import { commitTransaction } from '../services/log/transaction.ts';
 import type { GroupStart } from '../services/log/groups.ts';
 import { pop } from '../services/log/pop.ts';
 import { push } from '../services/log/push.ts';
 import { configure } from '../services/queues.ts';
-import { consumeProcedure, grantProcedure, produceProcedure, readProcedure, router } from '../trpc.ts';
+import { consumeProcedure, grantProcedure, produceProcedure, readProcedure, requireGrant, router } from '../trpc.ts';
 
 type PopInput = {
   queue: string;
@@ -151,6 +152,16 @@ export const logRouter = router({
       );
       const successful = results.filter((x) => x.success).length;
       return { successful, failed: results.length - successful, results };
+    }),
+
+  /** Produce class (grant and cluster block); acking in it needs the consume grant too. */
+  transaction: produceProcedure
+    .meta(openapiMeta(r.transaction))
+    .input(r.transaction.input)
+    .output(r.transaction.output)
+    .mutation(({ ctx, input }) => {
+      if (input.operations.some((op) => op.type === 'ack')) requireGrant(ctx.principal, 'consume');
+      return commitTransaction(ctx, ctx.principal, input);
     }),
 
   /** Produce grant, as configure: who may create a queue may remove it. */

@@ -201,6 +201,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply pushes and acks together or not at all (Queen's transaction: consume, transform, produce exactly once)
+         * @description `operations`: `{type: "push", items}` and `{type: "ack", transactionId, partitionId, status?, consumerGroup?}` in any order; `requiredLeases`: leases that must still be live. One database transaction: any refused ack (404 not_found, 409 lease_mismatch) or dead lease refuses the whole call and applies nothing. Produce grant, and consume when it acks; the cluster produce block applies.
+         */
+        post: operations["log-transaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/resources/queues/{queue}": {
         parameters: {
             query?: never;
@@ -403,6 +423,36 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        TransactionOperation: ({
+            /** @constant */
+            type: "ack";
+            /** @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8) */
+            transactionId: string;
+            /**
+             * Format: uuid
+             * @description the frame's partitionId
+             */
+            partitionId: string;
+            /**
+             * @description failed: redelivered up to the queue's retryLimit, then DLQ; retry: redelivered, the limit untouched (recorded as failed)
+             * @default completed
+             * @enum {string}
+             */
+            status: "completed" | "failed" | "dlq" | "retry";
+            /** @description the leaseId of the pop; when given it must be the live lease */
+            leaseId?: string | null;
+            /** @description why it failed; kept on the dead letter */
+            error?: string | null;
+            consumerGroup?: string | null;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            /** @constant */
+            type: "push";
+            items: components["schemas"]["PushItem"][];
+        } & {
+            [key: string]: unknown;
+        });
         __schema0: unknown;
         TimerResult: {
             /** @constant */
@@ -865,6 +915,37 @@ export interface components {
             error?: string;
             /** @description the stable code of that refusal: not_found, lease_mismatch */
             code?: string;
+        };
+        TransactionResult: {
+            /**
+             * Format: uuid
+             * @description this transaction's id (Queen answers one)
+             */
+            transactionId: string;
+            /** @constant */
+            success: true;
+            results: components["schemas"]["TransactionItemResult"][];
+        };
+        TransactionItemResult: {
+            /** @description the operation this result belongs to */
+            index: number;
+            /** @enum {string} */
+            type: "push" | "ack";
+            /** @constant */
+            success: true;
+            /** @description the pushed item's or acked frame's transactionId */
+            transactionId: string;
+            /** Format: uuid */
+            messageId?: string;
+            queueName?: string;
+            /** @description push: the txn was already in the partition */
+            duplicate?: boolean;
+            /**
+             * @description ack: the verdict recorded
+             * @enum {string}
+             */
+            status?: "completed" | "failed" | "dlq";
+            dlq?: boolean;
         };
         DeleteQueueResult: {
             deleted: boolean;
@@ -1832,6 +1913,96 @@ export interface operations {
             };
             /** @description Refused; retrying will not help (missing grant, plan limit) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    operations: components["schemas"]["TransactionOperation"][];
+                    requiredLeases?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -190,13 +190,27 @@ const frameKey = (pair: string, txn: string) => `${pair}\u0000${txn}`;
  */
 export async function ack(deps: LogDeps, caller: Caller, items: AckItem[]): Promise<(AckOutcome | ApiError)[]> {
   const { tenant } = caller;
-  const { outcomes, released } = await inTransaction(deps.db.pool, (tx) => judge(tx, tenant, items), { setup: setLocal(INDEX_PLANS) });
-  // A released lease with frames behind it (a failure to redeliver, newer frames): wake a waiter.
-  for (const r of released) if (r.more) deps.notifier.messagesPushed(tenant, r.queue, [r.partition], r.group);
-  return outcomes;
+  const judged = await inTransaction(deps.db.pool, (tx) => judge(tx, tenant, items, { commit: true }), { setup: setLocal(INDEX_PLANS) });
+  announceReleased(deps, tenant, judged.released);
+  return judged.outcomes;
 }
 
-async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
+/** A released lease with frames behind it (a failure to redeliver, newer frames): wake a waiter. */
+export function announceReleased(deps: Pick<LogDeps, 'notifier'>, tenant: string, released: Released[]): void {
+  for (const r of released) if (r.more) deps.notifier.messagesPushed(tenant, r.queue, [r.partition], r.group);
+}
+
+/**
+ * Judges acks inside the caller's transaction (ack's own, or a Queen transaction's).
+ * `commit`: the write of the verdicts is that transaction's last statement and goes out with its
+ * COMMIT.
+ */
+export async function judge(
+  tx: Queryable,
+  tenant: string,
+  items: AckItem[],
+  { commit }: { commit: boolean },
+): Promise<{ outcomes: (AckOutcome | ApiError)[]; released: Released[] }> {
   // The pairs the items name, located and locked.
   const named = [...new Map(items.map((i) => [`${i.partitionId.toLowerCase()}\u0000${i.consumerGroup}`, i])).values()];
   const located = (
@@ -325,8 +339,7 @@ async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
     settled.push({ queue: pc.queue, partition: pc.partition, group: pc.consumer_group, lease, cursor, more: cursor < Number(pc.last_seq) });
   }
   if (written.length > 0) {
-    // The transaction's last statement: it goes out with the COMMIT.
-    await commitWith(tx, WRITE_VERDICTS_SQL, [
+    const params = [
       tenant,
       written.map((w) => w.group),
       written.map((w) => w.seq),
@@ -342,7 +355,9 @@ async function judge(tx: Queryable, tenant: string, items: AckItem[]) {
       settled.map((b) => b.group),
       settled.map((b) => b.lease),
       settled.map((b) => b.cursor),
-    ]);
+    ];
+    // The transaction's last statement, when the caller says so: it goes out with the COMMIT.
+    await (commit ? commitWith(tx, WRITE_VERDICTS_SQL, params) : tx.query(WRITE_VERDICTS_SQL, params));
   }
   // The ack that judged a batch's last frame is the one that released it.
   for (const b of settled) {

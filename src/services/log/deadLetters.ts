@@ -1,6 +1,6 @@
 // Dead letters: listing a tenant's, and replaying a consumer's dead letter into the log.
 import { randomUUID } from 'node:crypto';
-import type { DeadLetter, DeadLetterPage, ReplayResult } from '../../contract/log.ts';
+import type { DeadLetter, DeadLetterPage, ReplayResult } from '../../contract/deadLetters.ts';
 import { bytesOf, isoSql } from '../../db/sql.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
 import { inTransaction } from '../../db/transaction.ts';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_PARTITION } from '../../contract/common.ts';
 import type { PushItem, PushResult } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import { encryptionUnavailable } from '../queues.ts';
 import { append } from './append.ts';
@@ -51,9 +51,34 @@ interface PushedRow extends Record<string, unknown> {
 const keyOf = (queue: string, partition: string, txn: string) => `${queue}\u0000${partition}\u0000${txn}`;
 
 export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Promise<PushResult[]> {
-  const { tenant, sub } = caller;
   // Queen answers an empty push with an empty list; there is nothing to lock or store.
   if (items.length === 0) return [];
+  const pushed = await inTransaction(deps.db.pool, (tx) => appendPushed(deps, tx, caller, items, { commit: true }), {
+    setup: setLocal(INDEX_PLANS),
+  });
+  announcePushed(deps, caller.tenant, pushed);
+  return pushed.results;
+}
+
+/** What a push appended: its answers, and where frames were queued (to wake waiters after commit). */
+export interface Pushed {
+  results: PushResult[];
+  queued: { queue: string; partition: string }[];
+}
+
+/**
+ * Appends pushed items inside the caller's transaction (push's own, or a Queen transaction's).
+ * `commit`: the append is that transaction's last statement and goes out with its COMMIT.
+ */
+export async function appendPushed(
+  deps: LogDeps,
+  tx: Queryable,
+  caller: Caller,
+  items: PushItem[],
+  { commit }: { commit: boolean },
+): Promise<Pushed> {
+  const { tenant, sub } = caller;
+  if (items.length === 0) return { results: [], queued: [] };
   const rows = items.map((item) => ({
     queue: item.queue,
     partition: item.partition ?? DEFAULT_PARTITION,
@@ -65,68 +90,65 @@ export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Pr
   // The stored payloads: rewritten in place once the lock has said which queues encrypt.
   const payloads: Buffer[] = rows.map((r) => r.bytes);
   const encrypted = rows.map(() => false);
-  const results = await inTransaction(
-    deps.db.pool,
-    async (tx) => {
-      const stored = await append<PushedRow>(
-        tx,
-        rows.map((r) => ({ tenant, queue: r.queue, partition: r.partition })),
-        {
-          ctes: PUSHED_FRAMES,
-          params: [
-            tenant,
-            rows.map((r) => r.id),
-            rows.map((r) => r.queue),
-            rows.map((r) => r.partition),
-            rows.map((r) => r.txn),
-            payloads,
-            encrypted,
-            sub,
-            items.map((item) => item.traceId ?? null),
-          ],
-          result: PUSH_RESULT,
-        },
-        {
-          commit: true,
-          prepare: (locked) => {
-            // The plan's payload ceiling binds pushed messages as it binds timers (a timer becomes one).
-            const maxPayloadBytes = deps.tenants.payloadCeiling(locked[0].max_payload_bytes);
-            const over = rows.findIndex((r) => r.bytes.length > maxPayloadBytes);
-            if (over >= 0) {
-              throw new ApiError(
-                'payload_too_large_for_plan',
-                `items.${over}.payload is ${rows[over].bytes.length} bytes; this tenant's ceiling is ${maxPayloadBytes} bytes`,
-                { field: `items.${over}.payload` },
-              );
-            }
-            const encrypting = new Set(locked.filter((p) => p.encrypted).map((p) => p.queue));
-            rows.forEach((r, i) => {
-              if (!encrypting.has(r.queue)) return;
-              // Refuse rather than store plaintext in a queue that promises encryption at rest.
-              if (!deps.cipher) throw encryptionUnavailable(r.queue);
-              payloads[i] = deps.cipher.encrypt(r.bytes);
-              encrypted[i] = true;
-            });
-          },
-        },
-      );
-      const queued = new Set(stored.filter((r) => r.appended).map((r) => r.id));
-      const existing = new Map(stored.map((r) => [keyOf(r.queue, r.partition, r.transaction_id), r.id]));
-      return rows.map((r, index): PushResult => {
-        if (queued.has(r.id)) return { index, transaction_id: r.txn, status: 'queued', message_id: r.id, queueName: r.queue };
-        const id = existing.get(keyOf(r.queue, r.partition, r.txn))!;
-        return { index, transaction_id: r.txn, status: 'duplicate', message_id: id, queueName: r.queue };
-      });
+  const stored = await append<PushedRow>(
+    tx,
+    rows.map((r) => ({ tenant, queue: r.queue, partition: r.partition })),
+    {
+      ctes: PUSHED_FRAMES,
+      params: [
+        tenant,
+        rows.map((r) => r.id),
+        rows.map((r) => r.queue),
+        rows.map((r) => r.partition),
+        rows.map((r) => r.txn),
+        payloads,
+        encrypted,
+        sub,
+        items.map((item) => item.traceId ?? null),
+      ],
+      result: PUSH_RESULT,
     },
-    { setup: setLocal(INDEX_PLANS) },
+    {
+      commit,
+      prepare: (locked) => {
+        // The plan's payload ceiling binds pushed messages as it binds timers (a timer becomes one).
+        const maxPayloadBytes = deps.tenants.payloadCeiling(locked[0].max_payload_bytes);
+        const over = rows.findIndex((r) => r.bytes.length > maxPayloadBytes);
+        if (over >= 0) {
+          throw new ApiError(
+            'payload_too_large_for_plan',
+            `items.${over}.payload is ${rows[over].bytes.length} bytes; this tenant's ceiling is ${maxPayloadBytes} bytes`,
+            { field: `items.${over}.payload` },
+          );
+        }
+        const encrypting = new Set(locked.filter((p) => p.encrypted).map((p) => p.queue));
+        rows.forEach((r, i) => {
+          if (!encrypting.has(r.queue)) return;
+          // Refuse rather than store plaintext in a queue that promises encryption at rest.
+          if (!deps.cipher) throw encryptionUnavailable(r.queue);
+          payloads[i] = deps.cipher.encrypt(r.bytes);
+          encrypted[i] = true;
+        });
+      },
+    },
   );
-  const queued = rows.filter((_, i) => results[i].status === 'queued');
-  for (const queue of new Set(queued.map((r) => r.queue))) {
+  const queued = new Set(stored.filter((r) => r.appended).map((r) => r.id));
+  const existing = new Map(stored.map((r) => [keyOf(r.queue, r.partition, r.transaction_id), r.id]));
+  const results = rows.map((r, index): PushResult => {
+    if (queued.has(r.id)) return { index, transaction_id: r.txn, status: 'queued', message_id: r.id, queueName: r.queue };
+    const id = existing.get(keyOf(r.queue, r.partition, r.txn))!;
+    return { index, transaction_id: r.txn, status: 'duplicate', message_id: id, queueName: r.queue };
+  });
+  return { results, queued: rows.filter((r) => queued.has(r.id)) };
+}
+
+/** Wakes the waiters of the partitions that received frames; after the commit made them visible. */
+export function announcePushed(deps: LogDeps, tenant: string, pushed: Pushed): void {
+  for (const queue of new Set(pushed.queued.map((r) => r.queue))) {
     deps.notifier.messagesPushed(
       tenant,
       queue,
-      queued.filter((r) => r.queue === queue).map((r) => r.partition),
+      pushed.queued.filter((r) => r.queue === queue).map((r) => r.partition),
     );
   }
-  return results;
 }
