@@ -152,6 +152,41 @@ describe("Queen's client against the log", () => {
     expect(res.data.messages.map((m: any) => [m.data, m.errorMessage])).toEqual([['poison', 'bad']]);
   });
 
+  it('transaction: the body TransactionBuilder.commit() sends (acks without leaseId, requiredLeases, a push op)', async () => {
+    await queen('POST', '/api/v1/push', { items: [pushItem('qw-tx-in', { n: 1 })] });
+    const [msg] = (await queen('GET', popPath('qw-tx-in'))).data.messages;
+    const res = await queen('POST', '/api/v1/transaction', {
+      operations: [
+        { type: 'ack', transactionId: msg.transactionId, partitionId: msg.partitionId, status: 'completed' },
+        { type: 'push', items: [{ queue: 'qw-tx-out', payload: { n: 2 }, transactionId: randomUUID() }] },
+      ],
+      requiredLeases: [msg.leaseId],
+    });
+    expect(res.status).toBe(200);
+    expect(res.data.success).toBe(true);
+    expect((await queen('GET', popPath('qw-tx-out'))).data.messages[0].data).toEqual({ n: 2 });
+    // A failed commit reaches the client as an HTTP error whose body.error it reads.
+    const failed = await queen('POST', '/api/v1/transaction', {
+      operations: [{ type: 'ack', transactionId: 'non-existent-id', partitionId: msg.partitionId, status: 'completed' }],
+      requiredLeases: [],
+    });
+    expect(failed.error?.message).toMatch(/nothing was applied/);
+  });
+
+  it('delete: DELETE with the JSON header and no body answers deleted/existed, 200 both times', async () => {
+    await queen('POST', '/api/v1/configure', queenCreateBody('qw-delete'));
+    expect((await queen('DELETE', '/api/v1/resources/queues/qw-delete')).data).toMatchObject({ deleted: true, existed: true });
+    const again = await queen('DELETE', '/api/v1/resources/queues/qw-delete');
+    expect(again).toMatchObject({ status: 200, data: { deleted: false, existed: false } });
+  });
+
+  it('subscription: a group created with subscriptionMode=new skips the backlog', async () => {
+    await queen('POST', '/api/v1/push', { items: [pushItem('qw-sub', 'old')] });
+    expect((await queen('GET', popPath('qw-sub', { group: 'late', extra: '&subscriptionMode=new' }))).status).toBe(204);
+    await queen('POST', '/api/v1/push', { items: [pushItem('qw-sub', 'new')] });
+    expect((await queen('GET', popPath('qw-sub', { group: 'late' }))).data.messages[0].data).toBe('new');
+  });
+
   it('errors reach the caller as a message string and a code, on every route', async () => {
     const refused = await queen('POST', '/api/v1/push', { items: [pushItem('qw-err', 1, { producerSub: 'mallory' })] });
     expect(refused.status).toBe(400);
