@@ -87,9 +87,9 @@ const FULL_SCANS =
 
 describe('plans on tables analysed while empty', () => {
   const cases: [string, string, () => unknown[]][] = [
-    ['pickAny', PICK_ANY_SQL, () => ['acme', 'wide', 'g']],
+    ['pickAny', PICK_ANY_SQL, () => ['acme', 'wide', 'g', ['p1']]],
     ['pickOne', PICK_ONE_SQL, () => ['acme', 'wide', 'g', 'p77']],
-    ['readAndLease', READ_AND_LEASE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1_000_000, 1000, 16 * 1024 * 1024, 30]],
+    ['readAndLease', READ_AND_LEASE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1_000_000, 1000, 16 * 1024 * 1024, 30, null]],
     ['readAndComplete', READ_AND_COMPLETE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1_000_000, 1000, 16 * 1024 * 1024]],
     ['advanceExpired', ADVANCE_EXPIRED_SQL, () => ['acme', 'hist', 'Default', 'g']],
     ['locate', LOCATE_SQL, () => ['acme', ['00000000-0000-0000-0000-000000000000'], ['g']]],
@@ -123,7 +123,7 @@ describe('plans on tables analysed while empty', () => {
   });
 
   it('pickAny walks partition_consumers_ready, the index of partitions with work', async () => {
-    expect(await planOf(PICK_ANY_SQL, ['acme', 'wide', 'g'])).toContain('partition_consumers_ready');
+    expect(await planOf(PICK_ANY_SQL, ['acme', 'wide', 'g', []])).toContain('partition_consumers_ready');
   });
 });
 

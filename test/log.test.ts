@@ -714,6 +714,46 @@ describe('dead letters', () => {
   });
 });
 
+describe("multi-partition pop (Queen's partitions=N)", () => {
+  it('takes up to N partitions under one lease, batch capping the frames across them; acks and one renewal cover them all', async () => {
+    const items = ['a', 'b', 'c'].flatMap((p) => [1, 2].map((n) => ({ queue: 'multi', partition: p, payload: `${p}${n}` })));
+    await push(tb, items);
+    const single = await pop(tb, '/api/v1/pop/queue/multi?batch=100&consumerGroup=one');
+    expect(new Set(single.body.messages.map((f: any) => f.partitionId)).size).toBe(1);
+
+    const res = await pop(tb, '/api/v1/pop/queue/multi?batch=100&partitions=3');
+    const frames = res.body.messages;
+    expect(frames.map((f: any) => f.data).sort()).toEqual(['a1', 'a2', 'b1', 'b2', 'c1', 'c2']);
+    expect(new Set(frames.map((f: any) => f.partitionId)).size).toBe(3);
+    expect(new Set(frames.map((f: any) => f.leaseId)).size).toBe(1);
+    // Each partition keeps its order inside the batch.
+    for (const p of ['a', 'b', 'c'])
+      expect(frames.filter((f: any) => f.partition === p).map((f: any) => f.data)).toEqual([`${p}1`, `${p}2`]);
+    const renewed = await api(tb, 'POST', `/api/v1/lease/${frames[0].leaseId}/extend`, { body: {} });
+    expect(renewed.body).toMatchObject({ success: true, renewed: 3 });
+    expect((await pop(tb, '/api/v1/pop/queue/multi?partitions=3')).status).toBe(204);
+    const acked = await api(tb, 'POST', '/api/v1/ack/batch', {
+      body: {
+        acknowledgments: frames.map((f: any) => ({ transactionId: f.transactionId, partitionId: f.partitionId, leaseId: f.leaseId })),
+      },
+    });
+    expect(acked.body).toMatchObject({ successful: 6, failed: 0 });
+    expect(acked.body.results.filter((r: any) => r.leaseReleased)).toHaveLength(3);
+  });
+
+  it('caps the frames at batch across partitions', async () => {
+    await push(
+      tb,
+      ['p1', 'p2', 'p3', 'p4', 'p5'].flatMap((p) =>
+        Array.from({ length: 20 }, (_, n) => ({ queue: 'multi-cap', partition: p, payload: n })),
+      ),
+    );
+    const res = await pop(tb, '/api/v1/pop/queue/multi-cap?batch=10&partitions=5&autoAck=true');
+    expect(res.body.messages).toHaveLength(10);
+    expect(res.body.messages.every((f: any) => f.leaseId === null)).toBe(true);
+  });
+});
+
 describe("consumer groups' subscription modes", () => {
   const data = async (path: string) => {
     const res = await pop(tb, path);

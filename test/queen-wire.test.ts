@@ -187,6 +187,17 @@ describe("Queen's client against the log", () => {
     expect((await queen('GET', popPath('qw-sub', { group: 'late' }))).data.messages[0].data).toBe('new');
   });
 
+  it('multi-partition pop: partitions=3 with batch 100 answers every partition under one lease; one renew covers it', async () => {
+    const items = ['a', 'b', 'c'].flatMap((p) => [1, 2].map((n) => ({ ...pushItem('qw-multi', `${p}${n}`), partition: p })));
+    await queen('POST', '/api/v1/push', { items });
+    const res = await queen('GET', popPath('qw-multi', { batch: 100, extra: '&partitions=3' }));
+    const msgs = res.data.messages;
+    expect(msgs).toHaveLength(6);
+    expect(new Set(msgs.map((m: any) => m.partitionId)).size).toBe(3);
+    expect(new Set(msgs.map((m: any) => m.leaseId)).size).toBe(1);
+    expect((await queen('POST', `/api/v1/lease/${msgs[0].leaseId}/extend`, {})).data).toMatchObject({ success: true, renewed: 3 });
+  });
+
   it('errors reach the caller as a message string and a code, on every route', async () => {
     const refused = await queen('POST', '/api/v1/push', { items: [pushItem('qw-err', 1, { producerSub: 'mallory' })] });
     expect(refused.status).toBe(400);

@@ -11,6 +11,8 @@ export const QUEUE_MODE = '__QUEUE_MODE__';
 export const MAX_PUSH_ITEMS = 1000;
 export const MAX_ACKS_PER_BATCH = 1000;
 export const POP_BATCH_MAX = 1000;
+/** Partitions one pop may take (Queen's `partitions`). */
+export const POP_PARTITIONS_MAX = 100;
 /** Queen's default long-poll timeout; longer waits are clamped to POP_TIMEOUT_MAX_MS. */
 export const POP_TIMEOUT_DEFAULT_MS = 30_000;
 export const POP_TIMEOUT_MAX_MS = 60_000;
@@ -82,8 +84,8 @@ export const frameSchema = z
 export type Frame = z.infer<typeof frameSchema>;
 
 /**
- * Pop's query. Queen's client also sends parameters this broker does not act on (partitions,
- * autopilot, namespace, task…): they are ignored, as Queen ignores what it does not know (README,
+ * Pop's query. Queen's client also sends parameters this broker does not act on (autopilot,
+ * conflation, namespace, task…): they are ignored, as Queen ignores what it does not know (README,
  * "Queen's client").
  */
 const popQuery = {
@@ -93,6 +95,9 @@ const popQuery = {
   timeout: queryInt(`long-poll limit in ms (default ${POP_TIMEOUT_DEFAULT_MS}, clamped to ${POP_TIMEOUT_MAX_MS})`).optional(),
   consumerGroup: consumerGroupName.optional(),
   autoAck: queryBool('complete the frames as they are handed out (no lease)').optional(),
+  partitions: queryInt(
+    `partitions one pop may take (default 1, clamped to [1, ${POP_PARTITIONS_MAX}]); batch caps the frames across them, all under one leaseId`,
+  ).optional(),
   subscriptionMode: z
     .string()
     .max(64)

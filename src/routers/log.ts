@@ -5,6 +5,7 @@ import {
   DLQ_LIMIT_DEFAULT,
   DLQ_LIMIT_MAX,
   POP_BATCH_MAX,
+  POP_PARTITIONS_MAX,
   POP_TIMEOUT_DEFAULT_MS,
   POP_TIMEOUT_MAX_MS,
   QUEUE_MODE,
@@ -35,6 +36,7 @@ type PopInput = {
   autoAck?: boolean;
   subscriptionMode?: string;
   subscriptionFrom?: string;
+  partitions?: number;
 };
 
 async function popRoute(ctx: AuthedContext, input: PopInput) {
@@ -46,6 +48,7 @@ async function popRoute(ctx: AuthedContext, input: PopInput) {
     autoAck: input.autoAck ?? false,
     wait: input.wait ?? false,
     timeoutMs: Math.min(POP_TIMEOUT_MAX_MS, input.timeout ?? POP_TIMEOUT_DEFAULT_MS),
+    partitions: Math.min(POP_PARTITIONS_MAX, Math.max(1, input.partitions ?? 1)),
     // Queue mode reads every partition whole, whatever it is asked (as Queen's broker does).
     start:
       input.consumerGroup === undefined || input.consumerGroup === QUEUE_MODE

@@ -1616,6 +1616,7 @@ export interface operations {
                 timeout?: string;
                 consumerGroup?: string;
                 autoAck?: "0" | "1" | "true" | "false";
+                partitions?: string;
                 subscriptionMode?: string;
                 subscriptionFrom?: string;
             };
@@ -1692,6 +1693,7 @@ export interface operations {
                 timeout?: string;
                 consumerGroup?: string;
                 autoAck?: "0" | "1" | "true" | "false";
+                partitions?: string;
                 subscriptionMode?: string;
                 subscriptionFrom?: string;
             };

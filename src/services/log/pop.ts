@@ -11,6 +11,7 @@
 // INDEX_PLANS, so no plan depends on fresh statistics.
 //
 // A long-poll waits in memory (./waiters.ts): no transaction and no connection while it waits.
+import { randomUUID } from 'node:crypto';
 import type { Frame } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
 import { bytesOf, isoSql } from '../../db/sql.ts';
@@ -34,6 +35,8 @@ export interface PopRequest {
   autoAck: boolean;
   wait: boolean;
   timeoutMs: number;
+  /** Partitions one pop may take (Queen's `partitions`); `batch` caps the frames across them. */
+  partitions?: number;
   /** Where the group starts if this pop registers it (a named group's first pop on the queue). */
   start?: GroupStart;
 }
@@ -51,7 +54,8 @@ const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.delivered_seq, c.last_seq, 
 /**
  * pickAny — the group's least recently served partition with work and no live lease; a concurrent
  * pop of the group skips it (SKIP LOCKED) and takes the next.
- * $1 tenant, $2 queue, $3 group. Locks: one partition_consumers row. Rows: 0 or 1.
+ * $1 tenant, $2 queue, $3 group, $4 partitions this pop already took (a multi-partition pop).
+ * Locks: one partition_consumers row. Rows: 0 or 1.
  * Walks partition_consumers_ready in updated_at order.
  */
 export const PICK_ANY_SQL = `
@@ -59,6 +63,7 @@ SELECT ${PICKED_COLUMNS}
   FROM partition_consumers c
  WHERE c.tenant = $1 AND c.queue = $2 AND c.consumer_group = $3 AND c.last_seq > c.cursor_seq
    AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= now())
+   AND c.partition <> ALL($4::text[])
  ORDER BY c.updated_at
  LIMIT 1
    FOR UPDATE OF c SKIP LOCKED`;
@@ -109,14 +114,15 @@ const POPPED_ROW = `tenant = $1 AND queue = $2 AND partition = $3 AND consumer_g
 /**
  * readAndLease — reads the batch (BATCH) and leases the partition to this consumer for the
  * queue's leaseTime, on PostgreSQL's clock, for the frames up to the batch's end.
- * $1..$8 as BATCH, $9 lease seconds. Locks: the consumer row (already held).
+ * $1..$8 as BATCH, $9 lease seconds, $10 the lease id (null: a new one; a multi-partition pop
+ * leases all its partitions under one). Locks: the consumer row (already held).
  * Rows: the batch, in seq order, each with the lease id.
  */
 export const READ_AND_LEASE_SQL = `
 WITH ${BATCH},
 leased AS (
   UPDATE partition_consumers
-     SET lease_id = gen_random_uuid(), lease_expires_at = now() + make_interval(secs => $9::integer),
+     SET lease_id = coalesce($10::uuid, gen_random_uuid()), lease_expires_at = now() + make_interval(secs => $9::integer),
          batch_end_seq = (SELECT end_seq FROM taken), delivered_seq = greatest(delivered_seq, (SELECT end_seq FROM taken)),
          updated_at = now()
    WHERE ${POPPED_ROW}
@@ -218,14 +224,18 @@ const NOTHING: Taken = { frames: [], more: false };
  */
 async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<Taken> {
   const group = req.consumerGroup;
+  const width = req.partition === undefined ? Math.max(1, req.partitions ?? 1) : 1;
   for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
     const known = deps.knownGroups.has(tenant, req.queue, group);
     const taken = await inTransaction(
       deps.db.pool,
       async (tx) => {
         if (!known) await registerGroup(tx, tenant, req.queue, group, req.start);
-        const picked = await pick(tx, tenant, req);
-        return picked && takeBatch(deps, tx, tenant, req, picked);
+        if (width === 1) {
+          const picked = await pick(tx, tenant, req, []);
+          return picked && takeBatch(deps, tx, tenant, req, picked, { commit: true, leaseId: null });
+        }
+        return takeSeveral(deps, tx, tenant, req, width);
       },
       { setup: setLocal(INDEX_PLANS) },
     );
@@ -236,24 +246,54 @@ async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<
   return NOTHING;
 }
 
-async function pick(tx: Queryable, tenant: string, req: PopRequest): Promise<Picked | undefined> {
+/**
+ * A multi-partition pop: up to `width` partitions, one batch of at most `req.batch` frames across
+ * them, all leased under one lease id (renewing it renews them all; each partition is settled by
+ * the acks of its own frames). Undefined when no partition had work.
+ */
+async function takeSeveral(deps: LogDeps, tx: Queryable, tenant: string, req: PopRequest, width: number): Promise<Taken | undefined> {
+  const leaseId = req.autoAck ? null : randomUUID();
+  const taken: Taken = { frames: [], more: false };
+  const seen: string[] = [];
+  while (seen.length < width && taken.frames.length < req.batch) {
+    const picked = await pick(tx, tenant, req, seen);
+    if (!picked) break;
+    seen.push(picked.partition);
+    const batch = await takeBatch(deps, tx, tenant, { ...req, batch: req.batch - taken.frames.length }, picked, { commit: false, leaseId });
+    taken.frames.push(...batch.frames);
+    taken.more ||= batch.more;
+  }
+  return seen.length === 0 ? undefined : taken;
+}
+
+async function pick(tx: Queryable, tenant: string, req: PopRequest, taken: string[]): Promise<Picked | undefined> {
   const r =
     req.partition === undefined
-      ? await tx.query<Picked>(PICK_ANY_SQL, [tenant, req.queue, req.consumerGroup])
+      ? await tx.query<Picked>(PICK_ANY_SQL, [tenant, req.queue, req.consumerGroup, taken])
       : await tx.query<Picked>(PICK_ONE_SQL, [tenant, req.queue, req.consumerGroup, req.partition]);
   return r.rows[0];
 }
 
-/** Reads and leases (or completes) the picked partition's next batch, committing; empty when it has none left. */
-async function takeBatch(deps: LogDeps, tx: Queryable, tenant: string, req: PopRequest, picked: Picked): Promise<Taken> {
+/**
+ * Reads and leases (or completes) the picked partition's next batch; empty when it has none left.
+ * `commit`: the read is the transaction's last statement and goes out with its COMMIT. `leaseId`:
+ * the lease to take (null: a new one).
+ */
+async function takeBatch(
+  deps: LogDeps,
+  tx: Queryable,
+  tenant: string,
+  req: PopRequest,
+  picked: Picked,
+  o: { commit: boolean; leaseId: string | null },
+): Promise<Taken> {
   const group = req.consumerGroup;
   const at = { tenant, queue: req.queue, partition: picked.partition, group };
   // An expired lease: its batch's settled head is done; the rest is redelivered from the cursor.
   const cursor = picked.expired ? await advanceExpired(tx, at) : Number(picked.cursor_seq);
   const params = [tenant, req.queue, picked.partition, group, cursor, Number(picked.delivered_seq), req.batch, POP_BATCH_BYTES];
-  const batch = req.autoAck
-    ? await commitWith<FrameRow>(tx, READ_AND_COMPLETE_SQL, params)
-    : await commitWith<FrameRow>(tx, READ_AND_LEASE_SQL, [...params, picked.lease_seconds]);
+  const [sql, values] = req.autoAck ? [READ_AND_COMPLETE_SQL, params] : [READ_AND_LEASE_SQL, [...params, picked.lease_seconds, o.leaseId]];
+  const batch = o.commit ? await commitWith<FrameRow>(tx, sql, values) : await tx.query<FrameRow>(sql, values);
   if (batch.rows.length === 0) return NOTHING;
   const batchEnd = Number(batch.rows[batch.rows.length - 1].seq);
   const leaseId = batch.rows[0].lease_id;
