@@ -78,7 +78,6 @@ export async function appendPushed(
   { commit }: { commit: boolean },
 ): Promise<Pushed> {
   const { tenant, sub } = caller;
-  if (items.length === 0) return { results: [], queued: [] };
   const rows = items.map((item) => ({
     queue: item.queue,
     partition: item.partition ?? DEFAULT_PARTITION,
