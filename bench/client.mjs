@@ -120,6 +120,10 @@ async function drain() {
         const a = await call('POST', '/api/v1/ack/batch', { acknowledgments: acks });
         ackMs.push(performance.now() - t1);
         if (a.status !== 200) errors[`ack ${a.status}`] = (errors[`ack ${a.status}`] ?? 0) + 1;
+        else
+          for (const x of a.body)
+            if (!x.success) errors[`ack ${x.code}`] = (errors[`ack ${x.code}`] ?? 0) + 1;
+            else for (const x of a.body) if (!x.success) errors[`ack ${x.code}`] = (errors[`ack ${x.code}`] ?? 0) + 1;
       }
     }),
   );
@@ -173,6 +177,7 @@ async function backlog() {
     const acks = r.body.messages.map((f) => ({ transactionId: f.transactionId, partitionId: f.partitionId, leaseId: f.leaseId }));
     const a = await call('POST', '/api/v1/ack/batch', { acknowledgments: acks, consumerGroup: group });
     if (a.status !== 200) errors[`ack ${a.status}`] = (errors[`ack ${a.status}`] ?? 0) + 1;
+    else for (const x of a.body) if (!x.success) errors[`ack ${x.code}`] = (errors[`ack ${x.code}`] ?? 0) + 1;
   }
   return { first: times[0], last: times[times.length - 1], batches: times.length, errors };
 }

@@ -27,6 +27,8 @@ export const ERRORS = {
   route_not_found: 404,
   // 409
   lease_mismatch: 409,
+  // A failure reported for a frame the group's cursor already passed: it cannot be redelivered.
+  already_committed: 409,
   // 413
   body_too_large: 413,
   // 415

@@ -70,7 +70,7 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     const popped = await pop(tb, '/api/v1/pop/queue/replayed');
     const frame = popped.body.messages[0];
     const dead = await ack(tb, { transactionId: frame.transactionId, partitionId: frame.partitionId }, { status: 'dlq' });
-    expect(dead.body.status).toBe('dlq');
+    expect(dead.body[0].status).toBe('dlq');
     const dlq = await deadLetters(tb, 'queue=replayed');
     expect(dlq.body.messages).toHaveLength(1);
 

@@ -12,7 +12,6 @@ import { DELETE_QUEUE_SQL } from '../src/services/log/deleteQueue.ts';
 import { RENEW_LEASE_SQL } from '../src/services/log/lease.ts';
 import { LIVE_LEASES_SQL } from '../src/services/log/transaction.ts';
 import { PICK_ANY_SQL, PICK_ONE_SQL, READ_AND_COMPLETE_SQL, READ_AND_LEASE_SQL } from '../src/services/log/pop.ts';
-import { ADVANCE_EXPIRED_SQL } from '../src/services/log/settle.ts';
 import { PROBE_GROUPS_SQL } from '../src/services/log/waiters.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { ack, pop, push } from './helpers/log.ts';
@@ -89,16 +88,15 @@ describe('plans on tables analysed while empty', () => {
   const cases: [string, string, () => unknown[]][] = [
     ['pickAny', PICK_ANY_SQL, () => ['acme', 'wide', 'g', ['p1']]],
     ['pickOne', PICK_ONE_SQL, () => ['acme', 'wide', 'g', 'p77']],
-    ['readAndLease', READ_AND_LEASE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1_000_000, 1000, 16 * 1024 * 1024, 30, null]],
-    ['readAndComplete', READ_AND_COMPLETE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1_000_000, 1000, 16 * 1024 * 1024]],
-    ['advanceExpired', ADVANCE_EXPIRED_SQL, () => ['acme', 'hist', 'Default', 'g']],
+    ['readAndLease', READ_AND_LEASE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1000, 16 * 1024 * 1024, 30, null]],
+    ['readAndComplete', READ_AND_COMPLETE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1000, 16 * 1024 * 1024]],
     ['locate', LOCATE_SQL, () => ['acme', ['00000000-0000-0000-0000-000000000000'], ['g']]],
     ['batchFrames', BATCH_FRAMES_SQL, () => ['acme', ['hist'], ['Default'], ['g'], [5], [1005]]],
     ['findFrames', FIND_FRAMES_SQL, () => ['acme', ['hist'], ['Default'], ['h5'], ['g']]],
     [
       'writeVerdicts',
       WRITE_VERDICTS_SQL,
-      () => ['acme', ['g'], [5], ['completed'], [0], [ZERO_UUID], ['g'], [6], [null], [4], ['hist'], ['Default'], ['g'], [ZERO_UUID], [5]],
+      () => ['acme', ['g'], [5], ['failed'], [1], [ZERO_UUID], ['g'], [6], [null], [4], ['hist'], ['Default'], ['g'], [5], [true]],
     ],
     ['renewLease', RENEW_LEASE_SQL, () => ['acme', ZERO_UUID, null]],
     ['deleteQueue', DELETE_QUEUE_SQL, () => ['acme', 'hist']],

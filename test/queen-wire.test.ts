@@ -91,8 +91,9 @@ describe("Queen's client against the log", () => {
       consumerGroup: null,
       leaseId: msg.leaseId,
     });
+    // The client's parseAckResults: a top-level array, one result per acknowledgment, success a boolean.
     expect(acked.status).toBe(200);
-    expect(acked.data).toMatchObject({ status: 'completed', leaseReleased: true });
+    expect(acked.data).toMatchObject([{ index: 0, success: true, status: 'completed', leaseReleased: true, dlq: false }]);
     expect((await queen('GET', popPath('qw-pop'))).status).toBe(204);
   });
 
@@ -119,12 +120,13 @@ describe("Queen's client against the log", () => {
       consumerGroup: 'g',
     });
     expect(res.status).toBe(200);
-    expect(res.data.results.map((r: any) => [r.success, r.status ?? r.code])).toEqual([
-      [true, 'completed'],
-      [true, 'dlq'],
-      [false, 'not_found'],
+    expect(res.data.map((r: any) => [r.index, r.success, r.status ?? r.code])).toEqual([
+      [0, true, 'completed'],
+      [1, true, 'dlq'],
+      [2, false, 'not_found'],
     ]);
-    expect(typeof res.data.results[2].error).toBe('string');
+    expect(res.data[1].dlq).toBe(true);
+    expect(typeof res.data[2].error).toBe('string');
   });
 
   it('renew: the lease of a popped frame is extended with the empty body the client posts', async () => {

@@ -87,9 +87,10 @@ export class Log {
   }
 
   /**
-   * Acknowledges one popped frame: `completed`, `failed` (redelivered up to the queue's
-   * retryLimit, then dead-lettered) or `dlq`. A 409 `lease_mismatch` means the lease expired and
-   * the frame will be redelivered.
+   * Acknowledges one popped frame: `completed` (commits it and the frames before it),
+   * `failed` (redelivered up to the queue's retryLimit, then dead-lettered) or `dlq`. A 409
+   * `lease_mismatch` means the lease expired and the frame will be redelivered; a 409
+   * `already_committed`, that a failure came after the frame was committed.
    */
   async ack(
     message: Pick<Frame, 'transactionId' | 'partitionId' | 'leaseId' | 'consumerGroup'>,
@@ -100,8 +101,8 @@ export class Log {
     if (message.consumerGroup && message.consumerGroup !== QUEUE_MODE) body.consumerGroup = message.consumerGroup;
     if (message.leaseId) body.leaseId = message.leaseId;
     if (opts.error !== undefined) body.error = opts.error;
-    const res = await this.http.request<AckResult>({ method: 'POST', path: '/api/v1/ack', body, signal: opts.signal });
-    return res.data;
+    const res = await this.http.request<AckResult[]>({ method: 'POST', path: '/api/v1/ack', body, signal: opts.signal });
+    return res.data[0];
   }
 
   /** Creates a queue or changes its options (omitted ones keep their value); answers the effective options. */

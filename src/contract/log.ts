@@ -149,43 +149,38 @@ export const ackItemSchema = queenObject({ ...ackFields, consumerGroup: consumer
 
 export const ackResultSchema = z
   .object({
+    index: z.number().int().describe('the position of the ack in the request'),
+    success: z.boolean().describe('false: the ack was refused (error, code) and changed nothing'),
     transactionId: z.string(),
     partitionId: z.string(),
+    queueName: z.string().optional(),
+    partitionName: z.string().optional(),
+    consumerGroup: z.string().nullable().optional().describe("null for '__QUEUE_MODE__' (as Queen answers)"),
     status: z
       .enum(ACK_STATUSES)
-      .describe('the verdict now recorded: a failure past retryLimit is dlq; a repeated ack answers the first verdict'),
-    consumerGroup: z.string().nullable().describe("null for '__QUEUE_MODE__' (as Queen answers)"),
-    retryCount: z.number().int(),
-    leaseReleased: z.boolean().describe('this ack settled the batch: the cursor moved and the partition is free'),
-    acknowledgedAt: instant,
+      .optional()
+      .describe('completed (committed), failed (to be redelivered) or dlq (dead-lettered: also a failure past retryLimit)'),
+    retryCount: z.number().int().optional().describe("the frame's failures so far"),
+    leaseReleased: z
+      .boolean()
+      .optional()
+      .describe("this call released the partition's lease: the batch is done, or a failure redelivers it"),
+    dlq: z.boolean().optional().describe('the frame went to the dead letters'),
+    noop: z.literal(true).optional().describe('a completed ack of a frame already committed: nothing changed'),
+    redelivered: z
+      .literal(true)
+      .optional()
+      .describe('not committed: an earlier failure in the same call stopped the cursor before this frame, which comes back'),
+    acknowledgedAt: instant.optional(),
+    error: z.string().optional().describe('why this ack was refused'),
+    code: z.string().optional().describe('the stable code of that refusal: not_found, lease_mismatch, already_committed'),
   })
   .meta({ id: 'AckResult' });
 
 export type AckResult = z.infer<typeof ackResultSchema>;
 
-export const batchAckResultSchema = z
-  .object({
-    successful: z.number().int(),
-    failed: z.number().int(),
-    results: z.array(
-      z
-        .object({
-          index: z.number().int(),
-          success: z.boolean(),
-          transactionId: z.string(),
-          partitionId: z.string(),
-          status: ackResultSchema.shape.status.optional(),
-          retryCount: z.number().int().optional(),
-          leaseReleased: z.boolean().optional(),
-          error: z.string().optional().describe('why this ack was refused'),
-          code: z.string().optional().describe('the stable code of that refusal: not_found, lease_mismatch'),
-        })
-        .meta({ id: 'BatchAckItemResult' }),
-    ),
-  })
-  .meta({ id: 'BatchAckResult' });
-
-export type BatchAckResult = z.infer<typeof batchAckResultSchema>;
+/** Both ack routes answer Queen's top-level array: one result per acknowledgment, in request order. */
+export const ackResultsSchema = z.array(ackResultSchema).meta({ id: 'AckResults' });
 
 // --- transactions ----------------------------------------------------------------------------
 
@@ -238,6 +233,14 @@ export const renewResultSchema = z
 export type RenewResult = z.infer<typeof renewResultSchema>;
 
 // --- routes ----------------------------------------------------------------------------------
+
+const ACK_DESCRIPTION =
+  "Acks commit the consumer group's position in the partition, as Queen's broker does: a completed ack commits its " +
+  'frame and every frame before it; in one call the lowest failed, retry or dlq frame stops the cursor before it ' +
+  "(completed acks after it are answered redelivered) and releases the lease: failed redelivers up to the queue's " +
+  'retryLimit, then dead-letters; retry redelivers spending none of it; dlq dead-letters at once. A leaseId, when ' +
+  'given, must be the live lease (else 409 lease_mismatch); an ack without one is accepted after its lease expired. ' +
+  'A completed ack of a frame already committed answers noop; a failure of one is 409 already_committed.';
 
 export const logRoutes = {
   configure: route({
@@ -295,14 +298,11 @@ export const logRoutes = {
     method: 'POST',
     path: '/api/v1/ack',
     tags: ['log'],
-    summary: 'Acknowledge one frame: completed, failed (redelivered up to retryLimit, then DLQ) or dlq',
-    description:
-      'The frame must be in the live leased batch of its partition for the consumer group: otherwise (lease expired, ' +
-      'another consumer holds it now, wrong leaseId) 409 lease_mismatch, and the frame is redelivered. Acking a frame ' +
-      'already completed or dead-lettered answers that verdict again (idempotent). Unknown frame: 404.',
+    summary: 'Acknowledge one frame: completed, failed (redelivered up to retryLimit, then DLQ), retry or dlq',
+    description: ACK_DESCRIPTION + ' Answers a one-item array; a refused ack is its error status (404, 409).',
     errorResponses: [400, 401, 403, 404, 409, 503],
     input: ackItemSchema,
-    output: ackResultSchema,
+    output: ackResultsSchema,
   }),
 
   ackBatch: route({
@@ -312,14 +312,16 @@ export const logRoutes = {
     summary: 'Acknowledge many frames in one transaction; one result per item, refusals reported per item',
     description:
       "Body `{acknowledgments: [...], consumerGroup?}` as Queen names it; an item's consumerGroup overrides the " +
-      'top-level one. Per item, the same rules as POST /api/v1/ack; a refused item (not_found, lease_mismatch) does ' +
-      'not stop the others.',
+      'top-level one. ' +
+      ACK_DESCRIPTION +
+      ' Answers one result per item in request order; a refused item (success false, with error and code: not_found, ' +
+      'lease_mismatch, already_committed) does not stop the others.',
     errorResponses: [400, 401, 403, 503],
     input: queenObject({
       acknowledgments: z.array(ackItemSchema).min(1).max(MAX_ACKS_PER_BATCH),
       consumerGroup: consumerGroupName.nullish(),
     }),
-    output: batchAckResultSchema,
+    output: ackResultsSchema,
   }),
 
   transaction: route({

@@ -11,7 +11,6 @@ import {
   QUEUE_MODE,
   logRoutes as r,
   type AckResult,
-  type BatchAckResult,
 } from '../contract/log.ts';
 import type { AuthedContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
@@ -77,8 +76,14 @@ export function groupStart(mode: string | undefined, from: string | undefined): 
     : { at: 'beginning' };
 }
 
-/** Queen answers consumerGroup null for '__QUEUE_MODE__'. */
-const viewOutcome = (o: AckOutcome): AckResult => ({ ...o, consumerGroup: o.consumerGroup === QUEUE_MODE ? null : o.consumerGroup });
+/** An accepted ack as Queen answers it (consumerGroup null for '__QUEUE_MODE__'). */
+const viewOutcome = (o: AckOutcome, index: number): AckResult => ({
+  index,
+  success: true,
+  ...o,
+  consumerGroup: o.consumerGroup === QUEUE_MODE ? null : o.consumerGroup,
+  dlq: o.status === 'dlq',
+});
 
 export const logRouter = router({
   /**
@@ -120,20 +125,20 @@ export const logRouter = router({
     .meta(openapiMeta(r.ack))
     .input(r.ack.input)
     .output(r.ack.output)
-    .mutation(async ({ ctx, input }) => {
+    .mutation(async ({ ctx, input }): Promise<AckResult[]> => {
       const [outcome] = await ack(ctx, ctx.principal, [{ ...input, consumerGroup: input.consumerGroup ?? QUEUE_MODE }]);
       if (outcome instanceof ApiError) throw outcome;
-      return viewOutcome(outcome);
+      return [viewOutcome(outcome, 0)];
     }),
 
   ackBatch: consumeProcedure
     .meta(openapiMeta(r.ackBatch))
     .input(r.ackBatch.input)
     .output(r.ackBatch.output)
-    .mutation(async ({ ctx, input }): Promise<BatchAckResult> => {
+    .mutation(async ({ ctx, input }): Promise<AckResult[]> => {
       const items = input.acknowledgments.map((a) => ({ ...a, consumerGroup: a.consumerGroup ?? input.consumerGroup ?? QUEUE_MODE }));
       const outcomes = await ack(ctx, ctx.principal, items);
-      const results = outcomes.map((o, index) =>
+      return outcomes.map((o, index) =>
         o instanceof ApiError
           ? {
               index,
@@ -143,18 +148,8 @@ export const logRouter = router({
               error: o.message,
               code: o.code,
             }
-          : {
-              index,
-              success: true,
-              transactionId: o.transactionId,
-              partitionId: o.partitionId,
-              status: o.status,
-              retryCount: o.retryCount,
-              leaseReleased: o.leaseReleased,
-            },
+          : viewOutcome(o, index),
       );
-      const successful = results.filter((x) => x.success).length;
-      return { successful, failed: results.length - successful, results };
     }),
 
   /** Produce class (grant and cluster block); acking in it needs the consume grant too. */

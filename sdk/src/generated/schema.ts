@@ -171,8 +171,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Acknowledge one frame: completed, failed (redelivered up to retryLimit, then DLQ) or dlq
-         * @description The frame must be in the live leased batch of its partition for the consumer group: otherwise (lease expired, another consumer holds it now, wrong leaseId) 409 lease_mismatch, and the frame is redelivered. Acking a frame already completed or dead-lettered answers that verdict again (idempotent). Unknown frame: 404.
+         * Acknowledge one frame: completed, failed (redelivered up to retryLimit, then DLQ), retry or dlq
+         * @description Acks commit the consumer group's position in the partition, as Queen's broker does: a completed ack commits its frame and every frame before it; in one call the lowest failed, retry or dlq frame stops the cursor before it (completed acks after it are answered redelivered) and releases the lease: failed redelivers up to the queue's retryLimit, then dead-letters; retry redelivers spending none of it; dlq dead-letters at once. A leaseId, when given, must be the live lease (else 409 lease_mismatch); an ack without one is accepted after its lease expired. A completed ack of a frame already committed answers noop; a failure of one is 409 already_committed. Answers a one-item array; a refused ack is its error status (404, 409).
          */
         post: operations["log-ack"];
         delete?: never;
@@ -192,7 +192,7 @@ export interface paths {
         put?: never;
         /**
          * Acknowledge many frames in one transaction; one result per item, refusals reported per item
-         * @description Body `{acknowledgments: [...], consumerGroup?}` as Queen names it; an item's consumerGroup overrides the top-level one. Per item, the same rules as POST /api/v1/ack; a refused item (not_found, lease_mismatch) does not stop the others.
+         * @description Body `{acknowledgments: [...], consumerGroup?}` as Queen names it; an item's consumerGroup overrides the top-level one. Acks commit the consumer group's position in the partition, as Queen's broker does: a completed ack commits its frame and every frame before it; in one call the lowest failed, retry or dlq frame stops the cursor before it (completed acks after it are answered redelivered) and releases the lease: failed redelivers up to the queue's retryLimit, then dead-letters; retry redelivers spending none of it; dlq dead-letters at once. A leaseId, when given, must be the live lease (else 409 lease_mismatch); an ack without one is accepted after its lease expired. A completed ack of a frame already committed answers noop; a failure of one is 409 already_committed. Answers one result per item in request order; a refused item (success false, with error and code: not_found, lease_mismatch, already_committed) does not stop the others.
          */
         post: operations["log-ackBatch"];
         delete?: never;
@@ -822,21 +822,45 @@ export interface components {
             /** @description why the payload is not readable (decryption failed); the frame is still delivered */
             error?: string;
         };
+        AckResults: components["schemas"]["AckResult"][];
         AckResult: {
+            /** @description the position of the ack in the request */
+            index: number;
+            /** @description false: the ack was refused (error, code) and changed nothing */
+            success: boolean;
             transactionId: string;
             partitionId: string;
+            queueName?: string;
+            partitionName?: string;
+            /** @description null for '__QUEUE_MODE__' (as Queen answers) */
+            consumerGroup?: string | null;
             /**
-             * @description the verdict now recorded: a failure past retryLimit is dlq; a repeated ack answers the first verdict
+             * @description completed (committed), failed (to be redelivered) or dlq (dead-lettered: also a failure past retryLimit)
              * @enum {string}
              */
-            status: "completed" | "failed" | "dlq";
-            /** @description null for '__QUEUE_MODE__' (as Queen answers) */
-            consumerGroup: string | null;
-            retryCount: number;
-            /** @description this ack settled the batch: the cursor moved and the partition is free */
-            leaseReleased: boolean;
+            status?: "completed" | "failed" | "dlq";
+            /** @description the frame's failures so far */
+            retryCount?: number;
+            /** @description this call released the partition's lease: the batch is done, or a failure redelivers it */
+            leaseReleased?: boolean;
+            /** @description the frame went to the dead letters */
+            dlq?: boolean;
+            /**
+             * @description a completed ack of a frame already committed: nothing changed
+             * @constant
+             */
+            noop?: true;
+            /**
+             * @description not committed: an earlier failure in the same call stopped the cursor before this frame, which comes back
+             * @constant
+             */
+            redelivered?: true;
             /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
-            acknowledgedAt: string;
+            acknowledgedAt?: string;
+            /** @description why this ack was refused */
+            error?: string;
+            /** @description the stable code of that refusal: not_found, lease_mismatch, already_committed */
+            code?: string;
         };
         /**
          * Not found error (404)
@@ -893,28 +917,6 @@ export interface components {
             issues?: {
                 message: string;
             }[];
-        };
-        BatchAckResult: {
-            successful: number;
-            failed: number;
-            results: components["schemas"]["BatchAckItemResult"][];
-        };
-        BatchAckItemResult: {
-            index: number;
-            success: boolean;
-            transactionId: string;
-            partitionId: string;
-            /**
-             * @description the verdict now recorded: a failure past retryLimit is dlq; a repeated ack answers the first verdict
-             * @enum {string}
-             */
-            status?: "completed" | "failed" | "dlq";
-            retryCount?: number;
-            leaseReleased?: boolean;
-            /** @description why this ack was refused */
-            error?: string;
-            /** @description the stable code of that refusal: not_found, lease_mismatch */
-            code?: string;
         };
         TransactionResult: {
             /**
@@ -1065,7 +1067,7 @@ export interface components {
              * @description stable error code; never reused
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "batch_exceeds_rate" | "not_found" | "route_not_found" | "lease_mismatch" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "auth_unavailable" | "encryption_unavailable" | "internal";
+            code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "batch_exceeds_rate" | "not_found" | "route_not_found" | "lease_mismatch" | "already_committed" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "auth_unavailable" | "encryption_unavailable" | "internal";
             /** @description the offending input field, when there is one */
             field?: string;
         } & {
@@ -1802,7 +1804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AckResult"];
+                    "application/json": components["schemas"]["AckResults"];
                 };
             };
             /** @description Malformed input: the message names the field */
@@ -1892,7 +1894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BatchAckResult"];
+                    "application/json": components["schemas"]["AckResults"];
                 };
             };
             /** @description Malformed input: the message names the field */

@@ -1,17 +1,15 @@
-// ack — records consumers' verdicts on popped frames: completed, failed (redelivered up to the
-// queue's retryLimit, then dead-lettered) or dlq, and settles the batches whose last frame is
-// judged (./settle.ts).
+// ack — commits consumers' acks on popped frames, as Queen's broker does (the rule is in
+// ./settle.ts): a completed ack moves the group's cursor onto its frame; the lowest failed, retry
+// or dlq frame of a call stops it there and releases the lease (failed redelivers up to the
+// queue's retryLimit, then dead-letters; retry spends none of it; dlq dead-letters at once).
 //
 // Set-based: a request of any size (up to 1,000 acks) costs the same few statements — locate the
 // partitions and lock their consumer rows, read the frames of the leased batches with their
-// verdicts so far, then write the new verdicts, the dead letters and the settled batches in one
-// statement. The rules are applied to the items in request order in memory, as if each were acked
-// on its own.
+// failure counts, then write the failures, the dead letters and the new cursors in one statement.
 //
-// Why the consumer row lock is enough: every write of a group's verdicts on a partition's frames
-// (here, and an autoAck pop completing failed frames) happens under that group's consumer row for
-// that partition, so once this transaction holds the row the verdicts it reads stay true until it
-// commits.
+// Why the consumer row lock is enough: every move of a group's cursor on a partition, and every
+// write of its failure counts there, happens under that group's consumer row for that partition,
+// so once this transaction holds the row what it reads stays true until it commits.
 import type { AckRequest, AckStatus } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
 import { isoSql } from '../../db/sql.ts';
@@ -19,7 +17,7 @@ import { commitWith, inTransaction, type Queryable } from '../../db/transaction.
 import { ApiError } from '../../errors.ts';
 import { DEFAULT_RETRY_LIMIT } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';
-import { cursorAfterBatch, type BatchFrame, type Released } from './settle.ts';
+import { commitOf, type Claim, type Released } from './settle.ts';
 
 export interface AckItem {
   transactionId: string;
@@ -33,12 +31,19 @@ export interface AckItem {
 export interface AckOutcome {
   transactionId: string;
   partitionId: string;
-  /** The frame's verdict for the group now: a failure past retryLimit is `dlq`. */
-  status: AckStatus;
+  queueName: string;
+  partitionName: string;
   consumerGroup: string;
+  /** What the ack did to the frame: completed (committed), failed (to be redelivered) or dlq. */
+  status: AckStatus;
+  /** The frame's failures so far (a failure past the queue's retryLimit dead-letters it). */
   retryCount: number;
-  /** True when this ack settled the batch: the cursor moved and the partition is free. */
+  /** The partition's lease was released by this call: the batch is done, or a failure redelivers it. */
   leaseReleased: boolean;
+  /** A completed ack of a frame already committed: nothing changed. */
+  noop?: true;
+  /** Not committed: an earlier failure in the same call stopped the cursor before this frame. */
+  redelivered?: true;
   acknowledgedAt: string;
 }
 
@@ -59,12 +64,12 @@ WITH named AS MATERIALIZED (
    ORDER BY p.queue, p.name, k.grp
 )
 SELECT n.pid::text AS partition_id, n.queue, n.name AS partition, n.grp AS consumer_group,
-       c.cursor_seq, c.lease_id, c.batch_end_seq, c.last_seq, c.live,
+       c.cursor_seq, c.lease_id, c.batch_end_seq, c.delivered_seq, c.last_seq, c.live,
        coalesce((SELECT q.retry_limit FROM queues q WHERE q.tenant = $1 AND q.name = n.queue), ${DEFAULT_RETRY_LIMIT}) AS retry_limit,
        ${isoSql('now()')} AS now
   FROM named n
   LEFT JOIN LATERAL (
-       SELECT c.cursor_seq, c.lease_id::text AS lease_id, c.batch_end_seq, c.last_seq,
+       SELECT c.cursor_seq, c.lease_id::text AS lease_id, c.batch_end_seq, c.delivered_seq, c.last_seq,
               coalesce(c.lease_expires_at > now(), false) AS live
          FROM partition_consumers c
         WHERE c.tenant = $1 AND c.queue = n.queue AND c.partition = n.name AND c.consumer_group = n.grp
@@ -110,14 +115,14 @@ SELECT k.queue, k.partition, k.grp AS consumer_group, m.seq, m.transaction_id, d
 ${VERDICT_OF('k.grp')}`;
 
 /**
- * writeVerdicts — in one statement: the new verdicts; the dead letters (the frames' stored bytes
- * go to their group's dead letters as they are, still encrypted when the frame is: replayable);
- * and the settled batches (the cursor moves to where ./settle.ts computed, the lease is released;
- * each consumer row found by key, then updated by its ctid, which stays put while it is locked).
- * $1 tenant; verdicts $2 groups, $3 seqs, $4 statuses, $5 retry counts, $6 leases; dead letters
- * $7 groups, $8 seqs, $9 errors|null, $10 retry counts; settled $11 queues, $12 partitions,
- * $13 groups, $14 leases, $15 cursors (each set parallel). Locks: the delivery rows, the new dead
- * letters, the consumer rows (already held). Rows: none.
+ * writeVerdicts — in one statement: the failures (retry counts) and dlq verdicts; the dead letters
+ * (the frames' stored bytes go to their group's dead letters as they are, still encrypted when the
+ * frame is: replayable); and the commits (each consumer row's new cursor, and its lease released
+ * when the call says so; each row found by key, then updated by its ctid, which stays put while it
+ * is locked). $1 tenant; verdicts $2 groups, $3 seqs, $4 statuses, $5 retry counts, $6 leases;
+ * dead letters $7 groups, $8 seqs, $9 errors|null, $10 retry counts; commits $11 queues,
+ * $12 partitions, $13 groups, $14 cursors, $15 releases (each set parallel). Locks: the delivery
+ * rows, the new dead letters, the consumer rows (already held). Rows: none.
  */
 export const WRITE_VERDICTS_SQL = `
 WITH verdicts AS (
@@ -135,17 +140,20 @@ dead AS (
     FROM unnest($7::text[], $8::bigint[], $9::text[], $10::int[]) AS k(grp, seq, error, retries)
    CROSS JOIN LATERAL (SELECT m.* FROM messages m WHERE m.tenant = $1 AND m.seq = k.seq LIMIT 1) m
 ),
-settled AS (
-  SELECT x.tid, s.cursor_seq
-    FROM unnest($11::text[], $12::text[], $13::text[], $14::uuid[], $15::bigint[]) AS s(queue, partition, grp, lease, cursor_seq)
+commits AS (
+  SELECT x.tid, s.cursor_seq, s.release
+    FROM unnest($11::text[], $12::text[], $13::text[], $14::bigint[], $15::boolean[]) AS s(queue, partition, grp, cursor_seq, release)
    CROSS JOIN LATERAL (SELECT c.ctid AS tid FROM partition_consumers c
                         WHERE c.tenant = $1 AND c.queue = s.queue AND c.partition = s.partition AND c.consumer_group = s.grp
-                          AND c.lease_id = s.lease
                         LIMIT 1) x
 )
 UPDATE partition_consumers c
-   SET cursor_seq = s.cursor_seq, lease_id = NULL, lease_expires_at = NULL, batch_end_seq = NULL, updated_at = now()
-  FROM settled s
+   SET cursor_seq = greatest(c.cursor_seq, s.cursor_seq),
+       lease_id = CASE WHEN s.release THEN NULL ELSE c.lease_id END,
+       lease_expires_at = CASE WHEN s.release THEN NULL ELSE c.lease_expires_at END,
+       batch_end_seq = CASE WHEN s.release THEN NULL ELSE c.batch_end_seq END,
+       updated_at = now()
+  FROM commits s
  WHERE c.ctid = s.tid`;
 
 /** A located (partition, group) pair: its consumer row (absent: the group never popped it). */
@@ -157,6 +165,7 @@ interface Located {
   cursor_seq: number | null;
   lease_id: string | null;
   batch_end_seq: number | null;
+  delivered_seq: number | null;
   last_seq: number | null;
   live: boolean | null;
   retry_limit: number;
@@ -175,10 +184,10 @@ interface FrameRow {
   verdict_lease: string | null;
 }
 
-interface Verdict {
-  status: AckStatus;
-  retry_count: number;
-  lease_id: string | null;
+/** The acks of a call on one located pair that reach past its cursor. */
+interface PairClaims {
+  pc: Located;
+  claims: (Claim & { index: number })[];
 }
 
 const pairKey = (queue: string, partition: string, group: string) => `${queue}\u0000${partition}\u0000${group}`;
@@ -202,8 +211,7 @@ export function announceReleased(deps: Pick<LogDeps, 'notifier'>, tenant: string
 
 /**
  * Judges acks inside the caller's transaction (ack's own, or a Queen transaction's).
- * `commit`: the write of the verdicts is that transaction's last statement and goes out with its
- * COMMIT.
+ * `commit`: the write is that transaction's last statement and goes out with its COMMIT.
  */
 export async function judge(
   tx: Queryable,
@@ -217,13 +225,11 @@ export async function judge(
     await tx.query<Located>(LOCATE_SQL, [tenant, named.map((i) => i.partitionId.toLowerCase()), named.map((i) => i.consumerGroup)])
   ).rows;
   const byName = new Map(located.map((l) => [`${l.partition_id}\u0000${l.consumer_group}`, l]));
-  const byPair = new Map(located.map((l) => [pairKey(l.queue, l.partition, l.consumer_group), l]));
   const pairFor = (item: AckItem) => byName.get(`${item.partitionId.toLowerCase()}\u0000${item.consumerGroup}`);
 
-  // The frames: the leased batches' first (with every frame of each, to settle it), then the
-  // rest by txn. The verdicts come with them.
+  // The frames: the leased batches' first (one index range each), then the rest by txn; each
+  // with the group's verdict so far.
   const frames = new Map<string, FrameRow>();
-  const batchFrames = new Map<string, BatchFrame[]>();
   const leased = located.filter((l) => l.lease_id !== null && l.batch_end_seq !== null);
   if (leased.length > 0) {
     const r = await tx.query<FrameRow>(BATCH_FRAMES_SQL, [
@@ -234,17 +240,13 @@ export async function judge(
       leased.map((l) => l.cursor_seq),
       leased.map((l) => l.batch_end_seq),
     ]);
-    for (const row of r.rows) {
-      const pair = pairKey(row.queue, row.partition, row.consumer_group);
-      frames.set(frameKey(pair, row.transaction_id), row);
-      const list = batchFrames.get(pair) ?? [];
-      list.push({ seq: Number(row.seq) });
-      batchFrames.set(pair, list);
-    }
+    for (const row of r.rows) frames.set(frameKey(pairKey(row.queue, row.partition, row.consumer_group), row.transaction_id), row);
   }
+  const frameOf = (item: AckItem, pc: Located) =>
+    frames.get(frameKey(pairKey(pc.queue, pc.partition, pc.consumer_group), item.transactionId));
   const missing = items.filter((item) => {
-    const l = pairFor(item);
-    return l && !frames.has(frameKey(pairKey(l.queue, l.partition, l.consumer_group), item.transactionId));
+    const pc = pairFor(item);
+    return pc && !frameOf(item, pc);
   });
   if (missing.length > 0) {
     const r = await tx.query<FrameRow>(FIND_FRAMES_SQL, [
@@ -256,89 +258,93 @@ export async function judge(
     ]);
     for (const row of r.rows) frames.set(frameKey(pairKey(row.queue, row.partition, row.consumer_group), row.transaction_id), row);
   }
-  const verdicts = new Map<string, Verdict>();
-  const verdictKey = (group: string, seq: number) => `${group}\u0000${seq}`;
-  for (const f of frames.values()) {
-    if (f.status !== null) {
-      verdicts.set(verdictKey(f.consumer_group, Number(f.seq)), {
-        status: f.status,
-        retry_count: f.retry_count!,
-        lease_id: f.verdict_lease,
-      });
-    }
-  }
 
-  // The rules, item by item, against the state the earlier items left.
-  const written: { group: string; seq: number; status: AckStatus; retries: number; lease: string }[] = [];
-  const dead: { group: string; seq: number; error: string | null; retries: number }[] = [];
-  const lastJudgeOf = new Map<string, number>();
-  const outcomes: (AckOutcome | ApiError)[] = items.map((item, index) => {
-    const group = item.consumerGroup;
+  // Each ack: refused, answered at once (at or below the cursor), or a claim on its pair.
+  const outcomes: (AckOutcome | ApiError)[] = new Array(items.length);
+  const outcome = (item: AckItem, pc: Located, status: AckStatus, retryCount: number): AckOutcome => ({
+    transactionId: item.transactionId,
+    partitionId: item.partitionId,
+    queueName: pc.queue,
+    partitionName: pc.partition,
+    consumerGroup: item.consumerGroup,
+    status,
+    retryCount,
+    leaseReleased: false,
+    acknowledgedAt: pc.now,
+  });
+  const claimed = new Map<string, PairClaims>();
+  const failuresOf = new Map<string, number>();
+  items.forEach((item, index) => {
     const pc = pairFor(item);
-    const pair = pc && pairKey(pc.queue, pc.partition, group);
-    const frame = pair && frames.get(frameKey(pair, item.transactionId));
+    const frame = pc && frameOf(item, pc);
     if (!pc || !frame) {
-      return new ApiError('not_found', `no frame with transactionId "${item.transactionId}" in partition ${item.partitionId}`, {
+      outcomes[index] = new ApiError('not_found', `no frame with transactionId "${item.transactionId}" in partition ${item.partitionId}`, {
         field: 'transactionId',
       });
+      return;
     }
-    const outcome = (status: AckStatus, retryCount: number): AckOutcome => ({
-      transactionId: item.transactionId,
-      partitionId: item.partitionId,
-      status,
-      consumerGroup: group,
-      retryCount,
-      leaseReleased: false,
-      acknowledgedAt: pc.now,
-    });
-    const seq = Number(frame.seq);
-    const prior = verdicts.get(verdictKey(group, seq));
-    // Final verdicts are idempotent: a retried ack answers the verdict already recorded. A frame
-    // the cursor passed without a verdict was completed by an autoAck pop.
-    if (prior && prior.status !== 'failed') return outcome(prior.status, prior.retry_count);
-    if (!prior && pc.cursor_seq !== null && seq <= Number(pc.cursor_seq)) return outcome('completed', 0);
-
-    const inLiveBatch = pc.live && pc.lease_id !== null && seq > Number(pc.cursor_seq) && seq <= Number(pc.batch_end_seq);
-    if (!inLiveBatch || (item.leaseId != null && item.leaseId !== pc.lease_id)) {
-      return new ApiError(
-        'lease_mismatch',
-        item.leaseId != null && pc.lease_id && item.leaseId !== pc.lease_id
-          ? `leaseId ${item.leaseId} is not the live lease of this partition for consumer group "${group}"; the frame will be redelivered to its current holder`
-          : `frame "${item.transactionId}" is not leased to consumer group "${group}": its lease expired or it was never popped; it will be redelivered`,
-        { field: 'leaseId' },
-      );
+    const refusal = refuse(item, pc, Number(frame.seq));
+    if (refusal === 'noop') {
+      outcomes[index] = { ...outcome(item, pc, 'completed', 0), noop: true };
+      return;
     }
-    const leaseId = pc.lease_id!;
-    // Already judged under this lease (a retried "failed"): answer the recorded verdict.
-    if (prior && prior.lease_id === leaseId) return outcome(prior.status, prior.retry_count);
-
-    // Queen's retry is a failure that spends none of the budget: redelivered, never dead-lettered by it.
-    let status: AckStatus = item.status === 'retry' ? 'failed' : item.status;
-    let retryCount = prior?.retry_count ?? 0;
-    if (item.status === 'failed') {
-      retryCount += 1;
-      // retryLimit counts redeliveries after a failure: limit 3 = up to 4 deliveries, then DLQ.
-      if (retryCount > pc.retry_limit) status = 'dlq';
+    if (refusal) {
+      outcomes[index] = refusal;
+      return;
     }
-    verdicts.set(verdictKey(group, seq), { status, retry_count: retryCount, lease_id: leaseId });
-    written.push({ group, seq, status, retries: retryCount, lease: leaseId });
-    if (status === 'dlq') dead.push({ group, seq, error: item.error ?? null, retries: retryCount });
-    lastJudgeOf.set(pair, index);
-    return outcome(status, retryCount);
+    const pair = pairKey(pc.queue, pc.partition, pc.consumer_group);
+    const entry = claimed.get(pair) ?? { pc, claims: [] };
+    entry.claims.push({ seq: Number(frame.seq), status: item.status, index });
+    claimed.set(pair, entry);
+    if (frame.status === 'failed') failuresOf.set(`${pair}\u0000${frame.seq}`, frame.retry_count!);
   });
 
-  // The batches judged here that are now settled: their cursor moves and their lease is released.
-  const settled: (Released & { lease: string; cursor: number })[] = [];
-  for (const pair of lastJudgeOf.keys()) {
-    const pc = byPair.get(pair)!;
-    const lease = pc.lease_id!;
-    const cursor = cursorAfterBatch(batchFrames.get(pair) ?? [], Number(pc.batch_end_seq), lease, (seq) =>
-      verdicts.get(verdictKey(pc.consumer_group, seq)),
-    );
-    if (cursor === undefined) continue;
-    settled.push({ queue: pc.queue, partition: pc.partition, group: pc.consumer_group, lease, cursor, more: cursor < Number(pc.last_seq) });
+  // Each pair's claims commit together (./settle.ts).
+  const written: { group: string; seq: number; status: AckStatus; retries: number; lease: string | null }[] = [];
+  const dead: { group: string; seq: number; error: string | null; retries: number }[] = [];
+  const commits: { queue: string; partition: string; group: string; cursor: number; release: boolean }[] = [];
+  const released: Released[] = [];
+  for (const [pair, { pc, claims }] of claimed) {
+    const group = pc.consumer_group;
+    const cursor = Number(pc.cursor_seq);
+    const batchEnd = pc.batch_end_seq === null ? null : Number(pc.batch_end_seq);
+    const commit = commitOf(cursor, claims);
+    let to = commit.cursor;
+    let headVerdict: { status: AckStatus; retries: number } | undefined;
+    const { head } = commit;
+    if (head) {
+      let retries = failuresOf.get(`${pair}\u0000${head.seq}`) ?? 0;
+      let status: AckStatus = head.status === 'dlq' ? 'dlq' : 'failed';
+      // retryLimit counts redeliveries after a failure: limit 3 = up to 4 deliveries, then DLQ.
+      if (head.status === 'failed' && ++retries > pc.retry_limit) status = 'dlq';
+      headVerdict = { status, retries };
+      if (head.status !== 'retry') written.push({ group, seq: head.seq, status, retries, lease: pc.lease_id });
+      if (status === 'dlq') {
+        const error = claims.find((c) => c.seq === head.seq && c.status === head.status)!;
+        dead.push({ group, seq: head.seq, error: items[error.index].error ?? null, retries });
+        to = head.seq;
+      }
+    }
+    const release = batchEnd !== null && (head !== undefined || to >= batchEnd);
+    if (to > cursor || release) commits.push({ queue: pc.queue, partition: pc.partition, group, cursor: to, release });
+    if (release) released.push({ queue: pc.queue, partition: pc.partition, group, more: to < Number(pc.last_seq) });
+    for (const c of claims) {
+      const item = items[c.index];
+      const o =
+        head && c.seq === head.seq && c.status !== 'completed'
+          ? outcome(item, pc, headVerdict!.status, headVerdict!.retries)
+          : c.seq <= to && c.status === 'completed'
+            ? outcome(item, pc, 'completed', 0)
+            : {
+                ...outcome(item, pc, c.status === 'completed' ? 'completed' : 'failed', failuresOf.get(`${pair}\u0000${c.seq}`) ?? 0),
+                redelivered: true as const,
+              };
+      o.leaseReleased = release;
+      outcomes[c.index] = o;
+    }
   }
-  if (written.length > 0) {
+
+  if (written.length + commits.length > 0) {
     const params = [
       tenant,
       written.map((w) => w.group),
@@ -350,19 +356,50 @@ export async function judge(
       dead.map((d) => d.seq),
       dead.map((d) => d.error),
       dead.map((d) => d.retries),
-      settled.map((b) => b.queue),
-      settled.map((b) => b.partition),
-      settled.map((b) => b.group),
-      settled.map((b) => b.lease),
-      settled.map((b) => b.cursor),
+      commits.map((c) => c.queue),
+      commits.map((c) => c.partition),
+      commits.map((c) => c.group),
+      commits.map((c) => c.cursor),
+      commits.map((c) => c.release),
     ];
     // The transaction's last statement, when the caller says so: it goes out with the COMMIT.
     await (commit ? commitWith(tx, WRITE_VERDICTS_SQL, params) : tx.query(WRITE_VERDICTS_SQL, params));
   }
-  // The ack that judged a batch's last frame is the one that released it.
-  for (const b of settled) {
-    const o = outcomes[lastJudgeOf.get(pairKey(b.queue, b.partition, b.group))!];
-    if (!(o instanceof ApiError)) o.leaseReleased = true;
+  return { outcomes, released };
+}
+
+/**
+ * Why an ack of the frame at `seq` cannot claim it, if it cannot: 'noop' for a completed ack of a
+ * committed frame, else the refusal. A lease is checked only when the ack names one (Queen's rule:
+ * an ack without leaseId is accepted after its lease expired); without one, the ack may reach the
+ * frames of the recorded batch, or those ever handed out when there is none.
+ */
+function refuse(item: AckItem, pc: Located, seq: number): ApiError | 'noop' | undefined {
+  const group = item.consumerGroup;
+  if (pc.cursor_seq === null) {
+    return new ApiError('lease_mismatch', `consumer group "${group}" never popped partition ${item.partitionId}`, {
+      field: 'consumerGroup',
+    });
   }
-  return { outcomes, released: settled.map(({ queue, partition, group, more }) => ({ queue, partition, group, more })) };
+  if (seq <= Number(pc.cursor_seq)) {
+    if (item.status === 'completed') return 'noop';
+    return new ApiError(
+      'already_committed',
+      `frame "${item.transactionId}" is already committed for consumer group "${group}" (a later frame was acked, or it was dead-lettered): a ${item.status} ack cannot redeliver it`,
+      { field: 'status' },
+    );
+  }
+  if (item.leaseId != null && (item.leaseId.toLowerCase() !== pc.lease_id || !pc.live)) {
+    return new ApiError(
+      'lease_mismatch',
+      `invalid or expired lease: leaseId ${item.leaseId} is not the live lease of this partition for consumer group "${group}"; the frame will be redelivered`,
+      { field: 'leaseId' },
+    );
+  }
+  if (seq > Number(pc.batch_end_seq ?? pc.delivered_seq)) {
+    return new ApiError('lease_mismatch', `frame "${item.transactionId}" was not handed out to consumer group "${group}": pop it first`, {
+      field: 'transactionId',
+    });
+  }
+  return undefined;
 }

@@ -5,10 +5,8 @@
 // Cost: a pop reads forward from its group's cursor. It picks a partition by walking the group's
 // partitions that have work (partition_consumers_ready: last_seq > cursor_seq), least recently
 // served first, skipping only those leased to other consumers; it reads the batch as one index
-// range after the cursor; it looks a frame's verdict up (a primary-key probe) only for frames at or
-// below delivered_seq, the highest seq ever handed to the group there. Nothing grows with the
-// group's history or with the partitions that have no work, and every statement runs under
-// INDEX_PLANS, so no plan depends on fresh statistics.
+// range after the cursor. Nothing grows with the group's history or with the partitions that have
+// no work, and every statement runs under INDEX_PLANS, so no plan depends on fresh statistics.
 //
 // A long-poll waits in memory (./waiters.ts): no transaction and no connection while it waits.
 import { randomUUID } from 'node:crypto';
@@ -20,11 +18,10 @@ import { openStored } from '../../payload.ts';
 import { DEFAULT_LEASE_SECONDS } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';
 import { registerGroup, type GroupStart } from './groups.ts';
-import { advanceExpired } from './settle.ts';
 
 /** Payload bytes one pop hands out at most (the first frame always goes): 16 MiB. */
 export const POP_BATCH_BYTES = 16 * 1024 * 1024;
-/** Partitions one pop tries: one whose expired batch turns out fully settled has nothing left. */
+/** Partitions one pop tries: one whose frames after the cursor are gone (the queue deleted under it) has nothing. */
 const PICK_ATTEMPTS = 3;
 
 export interface PopRequest {
@@ -47,7 +44,7 @@ export interface PopDeps extends LogDeps {
 }
 
 /** What a pop needs of the picked consumer row: where to read, its partition's id, the queue's lease time. */
-const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.delivered_seq, c.last_seq, c.lease_id IS NOT NULL AS expired,
+const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.last_seq,
   (SELECT p.id::text FROM partitions p WHERE p.tenant = c.tenant AND p.queue = c.queue AND p.name = c.partition) AS partition_id,
   coalesce((SELECT q.lease_time_seconds FROM queues q WHERE q.tenant = c.tenant AND q.name = c.queue), ${DEFAULT_LEASE_SECONDS}) AS lease_seconds`;
 
@@ -80,31 +77,23 @@ SELECT ${PICKED_COLUMNS}
    FOR UPDATE OF c SKIP LOCKED`;
 
 /**
- * The first frames after the cursor, in seq order, without those the group already settled (a
- * batch settled with a failed frame leaves its later frames completed past the cursor; failed
- * ones come back in their place, so order survives a retry). A verdict is looked up only at or
- * below delivered_seq. The batch also stops at POP_BATCH_BYTES of payload (always at least one
- * frame): a response carries each payload twice (base64 and data), and one too large to
- * serialise would fail after the lease was taken, again and again.
- * $1 tenant, $2 queue, $3 partition, $4 group, $5 cursor, $6 delivered_seq, $7 batch size,
- * $8 byte budget.
+ * The first frames after the cursor, in seq order (every one of them is pending for the group:
+ * ./settle.ts). The batch also stops at POP_BATCH_BYTES of payload (always at least one frame): a
+ * response carries each payload twice (base64 and data), and one too large to serialise would
+ * fail after the lease was taken, again and again.
+ * $1 tenant, $2 queue, $3 partition, $4 group, $5 cursor, $6 batch size, $7 byte budget.
  */
 const BATCH = `
 batch AS (
-  SELECT seq, id, transaction_id, payload, encrypted, producer_sub, trace_id, created_at, verdict FROM (
+  SELECT seq, id, transaction_id, payload, encrypted, producer_sub, trace_id, created_at FROM (
     SELECT f.*, sum(octet_length(f.payload)) OVER (ORDER BY f.seq) - octet_length(f.payload) AS bytes_before
       FROM (SELECT m.seq, m.id::text AS id, m.transaction_id, m.payload, m.encrypted, m.producer_sub, m.trace_id::text AS trace_id,
-                   ${isoSql('m.created_at')} AS created_at,
-                   CASE WHEN m.seq <= $6 THEN
-                     (SELECT d.status FROM message_deliveries d
-                       WHERE d.tenant = m.tenant AND d.consumer_group = $4 AND d.message_seq = m.seq)
-                   END AS verdict
+                   ${isoSql('m.created_at')} AS created_at
               FROM messages m
              WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq > $5
              ORDER BY m.seq
-             LIMIT $7) f
-     WHERE f.verdict IS NULL OR f.verdict = 'failed') b
-   WHERE b.bytes_before < $8
+             LIMIT $6) f) b
+   WHERE b.bytes_before < $7
 ),
 taken AS (SELECT max(seq) AS end_seq FROM batch)`;
 
@@ -113,16 +102,16 @@ const POPPED_ROW = `tenant = $1 AND queue = $2 AND partition = $3 AND consumer_g
 
 /**
  * readAndLease — reads the batch (BATCH) and leases the partition to this consumer for the
- * queue's leaseTime, on PostgreSQL's clock, for the frames up to the batch's end.
- * $1..$8 as BATCH, $9 lease seconds, $10 the lease id (null: a new one; a multi-partition pop
- * leases all its partitions under one). Locks: the consumer row (already held).
+ * queue's leaseTime, on PostgreSQL's clock, for the frames up to the batch's end (an expired
+ * lease is taken over). $1..$7 as BATCH, $8 lease seconds, $9 the lease id (null: a new one; a
+ * multi-partition pop leases all its partitions under one). Locks: the consumer row (already held).
  * Rows: the batch, in seq order, each with the lease id.
  */
 export const READ_AND_LEASE_SQL = `
 WITH ${BATCH},
 leased AS (
   UPDATE partition_consumers
-     SET lease_id = coalesce($10::uuid, gen_random_uuid()), lease_expires_at = now() + make_interval(secs => $9::integer),
+     SET lease_id = coalesce($9::uuid, gen_random_uuid()), lease_expires_at = now() + make_interval(secs => $8::integer),
          batch_end_seq = (SELECT end_seq FROM taken), delivered_seq = greatest(delivered_seq, (SELECT end_seq FROM taken)),
          updated_at = now()
    WHERE ${POPPED_ROW}
@@ -131,36 +120,24 @@ leased AS (
 SELECT b.*, (SELECT lease_id FROM leased) AS lease_id FROM batch b ORDER BY b.seq`;
 
 /**
- * readAndComplete — autoAck: reads the batch (BATCH) and completes its frames as they are handed
- * out, by moving the cursor past the batch (every frame up to its end is now settled): no lease,
- * no delivery rows. Frames a consumer had failed get the verdict completed, so an ack repeated
- * later answers what happened. $1..$8 as BATCH. Locks: the consumer row (already held), those
- * delivery rows. Rows: the batch, in seq order.
+ * readAndComplete — autoAck: reads the batch (BATCH) and commits it as it is handed out, by
+ * moving the cursor past it: no lease (an expired one is cleared), no delivery rows.
+ * $1..$7 as BATCH. Locks: the consumer row (already held). Rows: the batch, in seq order.
  */
 export const READ_AND_COMPLETE_SQL = `
 WITH ${BATCH},
 completed AS (
   UPDATE partition_consumers
      SET cursor_seq = (SELECT end_seq FROM taken), delivered_seq = greatest(delivered_seq, (SELECT end_seq FROM taken)),
-         updated_at = now()
+         lease_id = NULL, lease_expires_at = NULL, batch_end_seq = NULL, updated_at = now()
    WHERE ${POPPED_ROW}
-),
-retried AS (
-  UPDATE message_deliveries SET status = 'completed', lease_id = NULL, updated_at = now()
-   WHERE ctid = ANY (ARRAY(
-         SELECT x.tid FROM batch b
-          CROSS JOIN LATERAL (SELECT d.ctid AS tid FROM message_deliveries d
-                               WHERE d.tenant = $1 AND d.consumer_group = $4 AND d.message_seq = b.seq AND d.status = 'failed' LIMIT 1) x
-          WHERE b.verdict = 'failed'))
 )
 SELECT b.*, NULL::text AS lease_id FROM batch b ORDER BY b.seq`;
 
 interface Picked {
   partition: string;
   cursor_seq: number;
-  delivered_seq: number;
   last_seq: number;
-  expired: boolean;
   partition_id: string;
   lease_seconds: number;
 }
@@ -174,7 +151,6 @@ interface FrameRow {
   producer_sub: string;
   trace_id: string | null;
   created_at: string;
-  verdict: string | null;
   lease_id: string | null;
 }
 
@@ -220,7 +196,7 @@ const NOTHING: Taken = { frames: [], more: false };
 /**
  * One look: picks a partition with work for the group and takes its next batch, each attempt in a
  * transaction of its own whose last statement goes out with the COMMIT. A picked partition can
- * turn out to have nothing left (an expired batch fully settled): then the next one is tried.
+ * turn out to have nothing left (its frames deleted meanwhile): then the next one is tried.
  */
 async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<Taken> {
   const group = req.consumerGroup;
@@ -288,10 +264,7 @@ async function takeBatch(
   o: { commit: boolean; leaseId: string | null },
 ): Promise<Taken> {
   const group = req.consumerGroup;
-  const at = { tenant, queue: req.queue, partition: picked.partition, group };
-  // An expired lease: its batch's settled head is done; the rest is redelivered from the cursor.
-  const cursor = picked.expired ? await advanceExpired(tx, at) : Number(picked.cursor_seq);
-  const params = [tenant, req.queue, picked.partition, group, cursor, Number(picked.delivered_seq), req.batch, POP_BATCH_BYTES];
+  const params = [tenant, req.queue, picked.partition, group, Number(picked.cursor_seq), req.batch, POP_BATCH_BYTES];
   const [sql, values] = req.autoAck ? [READ_AND_COMPLETE_SQL, params] : [READ_AND_LEASE_SQL, [...params, picked.lease_seconds, o.leaseId]];
   const batch = o.commit ? await commitWith<FrameRow>(tx, sql, values) : await tx.query<FrameRow>(sql, values);
   if (batch.rows.length === 0) return NOTHING;

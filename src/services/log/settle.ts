@@ -1,60 +1,61 @@
-// Settling a partition's popped batch: moving the group's cursor and releasing its lease.
+// The log's consumer model, and the rule by which an ack call commits a partition's cursor.
 //
-// The log's consumer model, on the tables of the migrations:
+// On the tables of the migrations:
 //  - `messages` is the log. `seq` orders a partition's frames (FIFO); frames are never updated.
 //  - `partition_consumers` holds, per (partition, consumer group), the cursor (every frame with
-//    seq <= cursor_seq is settled for the group) and the partition lease: a pop leases the
-//    partition to one consumer of the group for the queue's leaseTime and records the batch's
-//    last seq in batch_end_seq. While the lease is live, other consumers of the group skip the
-//    partition — that is how `__QUEUE_MODE__` (competing consumers) keeps per-partition order.
-//    last_seq (the partition's newest frame) and delivered_seq (the highest seq ever handed out)
-//    bound where a pop looks (./pop.ts).
-//  - `message_deliveries` holds each frame's verdict per group: completed, failed (to be
-//    redelivered; retry_count counts failures) or dlq, and the lease it was recorded under.
-//    autoAck writes none: its frames are settled by the cursor passing them.
-//  - A batch is settled when each of its frames is completed, dead-lettered, or failed under
-//    this lease; then the cursor moves past the leading settled run (a failed frame stops it, so
-//    it is redelivered first, in order) and the lease is released. When the lease expires first,
-//    the next pop of the partition moves the cursor past the leading settled run the same way.
+//    seq <= cursor_seq is committed for the group: done, or dead-lettered) and the partition
+//    lease: a pop leases the partition to one consumer of the group for the queue's leaseTime
+//    and records the batch's last seq in batch_end_seq. While the lease is live, other consumers
+//    of the group skip the partition — that is how `__QUEUE_MODE__` (competing consumers) keeps
+//    per-partition order. last_seq (the partition's newest frame) and delivered_seq (the highest
+//    seq ever handed out) bound where a pop looks (./pop.ts). A lease that expires is simply
+//    taken over by the next pop: the frames after the cursor are handed out again.
+//  - `message_deliveries` keeps, per group, what outlives a delivery: a frame's failure count
+//    (status failed, retry_count) while it waits to be redelivered, and its dlq verdict.
 //
-// Verdicts are looked up by scalar subqueries (primary-key probes), never by a join the planner
-// could turn into a scan of the group's whole history; the range looked at is one batch.
-import type { Queryable } from '../../db/transaction.ts';
+// Acks commit as Queen's broker does (ack-as-commit): the cursor is the group's position, and an
+// ack moves it.
+//  - A completed ack of frame N commits every frame up to N (acking the last frame of a batch
+//    completes the batch; frames before N that were never acked are committed with it).
+//  - Explicit signals are never skipped: in one ack call the lowest failed, retry or dlq frame
+//    (the head) decides the action, and the cursor stops before it even when later frames were
+//    acked completed — those are redelivered. failed spends one of the queue's retryLimit (past
+//    it, the frame is dead-lettered); retry spends none; dlq dead-letters at once. A dead-letter
+//    commits the frame (the cursor moves onto it). Any head releases the lease: the partition is
+//    redelivered from the cursor at once.
+//  - The lease is released when the cursor reaches the batch's end.
+//  - An ack at or below the cursor changes nothing: completed answers noop, a failure is refused
+//    (the frame is already committed).
+import type { AckRequest } from '../../contract/log.ts';
 
-/** A frame's verdict for the consumer row `c`'s group, as a scalar subquery over `m`. */
-const VERDICT = `(SELECT d.status FROM message_deliveries d
-                   WHERE d.tenant = c.tenant AND d.consumer_group = c.consumer_group AND d.message_seq = m.seq)`;
-
-/** The new cursor: just before the batch's first frame not completed or dead-lettered, else its end. */
-const CURSOR_AFTER_BATCH = `coalesce(
-  (SELECT min(m.seq) - 1 FROM messages m
-    WHERE m.tenant = c.tenant AND m.queue = c.queue AND m.partition = c.partition
-      AND m.seq > c.cursor_seq AND m.seq <= c.batch_end_seq
-      AND coalesce(${VERDICT}, 'failed') = 'failed'),
-  c.batch_end_seq)`;
-
-/**
- * advanceExpired — the batch of an expired lease: the cursor moves past its leading settled frames
- * and the lease is cleared. $1 tenant, $2 queue, $3 partition, $4 group.
- * Locks: the consumer row (the caller holds it). Rows: 1, the new cursor.
- */
-export const ADVANCE_EXPIRED_SQL = `
-UPDATE partition_consumers c
-   SET cursor_seq = ${CURSOR_AFTER_BATCH}, lease_id = NULL, lease_expires_at = NULL, batch_end_seq = NULL
- WHERE c.tenant = $1 AND c.queue = $2 AND c.partition = $3 AND c.consumer_group = $4
-RETURNING c.cursor_seq`;
-
-export interface ConsumerAt {
-  tenant: string;
-  queue: string;
-  partition: string;
-  group: string;
+/** An ack of one frame of a partition after its cursor, in an ack call. */
+export interface Claim {
+  seq: number;
+  status: AckRequest;
 }
 
-/** Moves an expired batch's cursor past its settled head and clears the lease; returns the cursor. */
-export async function advanceExpired(tx: Queryable, at: ConsumerAt): Promise<number> {
-  const r = await tx.query<{ cursor_seq: number }>(ADVANCE_EXPIRED_SQL, [at.tenant, at.queue, at.partition, at.group]);
-  return Number(r.rows[0].cursor_seq);
+/** The explicit signals, strongest first: at the same frame dlq beats failed beats retry. */
+const SIGNAL_RANK: Record<AckRequest, number> = { dlq: 0, failed: 1, retry: 2, completed: 3 };
+
+export interface Commit {
+  /** Where the completed acks move the cursor: the highest one below the head (else unchanged). */
+  cursor: number;
+  /** The lowest explicit signal, which decides the action; undefined when every ack is completed. */
+  head?: Claim;
+}
+
+/** What an ack call's claims on one partition (all after `cursor`) commit. */
+export function commitOf(cursor: number, claims: Claim[]): Commit {
+  let head: Claim | undefined;
+  for (const c of claims) {
+    if (c.status === 'completed') continue;
+    if (!head || c.seq < head.seq || (c.seq === head.seq && SIGNAL_RANK[c.status] < SIGNAL_RANK[head.status])) head = c;
+  }
+  let committed = cursor;
+  for (const c of claims) {
+    if (c.status === 'completed' && c.seq > committed && (!head || c.seq < head.seq)) committed = c.seq;
+  }
+  return { cursor: committed, head };
 }
 
 export interface Released {
@@ -63,37 +64,4 @@ export interface Released {
   group: string;
   /** Frames remain after the new cursor (a failure to redeliver, or newer frames). */
   more: boolean;
-}
-
-/** A frame of a leased batch, in seq order. */
-export interface BatchFrame {
-  seq: number;
-}
-
-/** A frame's verdict for the batch's group: its status and the lease it was recorded under. */
-export interface VerdictAt {
-  status: string;
-  lease_id: string | null;
-}
-
-/**
- * Where the cursor goes when a leased batch is settled, or undefined while it is not: the batch
- * (its frames after the cursor up to batchEnd, in seq order) is settled when each frame is
- * completed, dead-lettered, or failed under `lease`; the cursor then moves just before the first
- * failed frame (redelivered first, in order), or to the batch's end. The same rule as
- * ADVANCE_EXPIRED_SQL, for a batch whose verdicts are all in hand.
- */
-export function cursorAfterBatch(
-  frames: BatchFrame[],
-  batchEnd: number,
-  lease: string,
-  verdictOf: (seq: number) => VerdictAt | undefined,
-): number | undefined {
-  let firstFailed: number | undefined;
-  for (const { seq } of frames) {
-    const v = verdictOf(seq);
-    if (!v || (v.status === 'failed' && v.lease_id !== lease)) return undefined;
-    if (v.status === 'failed' && firstFailed === undefined) firstFailed = seq;
-  }
-  return firstFailed === undefined ? batchEnd : firstFailed - 1;
 }
