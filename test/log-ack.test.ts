@@ -4,6 +4,7 @@
 // ack without leaseId is accepted after its lease expired. The cases follow the semantics suite of
 // Queen's client (clients/client-js/test-v2/semantics.js), sent as its client sends them. Lease
 // expiry is made by moving lease_expires_at back, never by sleeping.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { ack, b64, configure, deadLetters, drain, ISO_MICROS, pop, push, UUID } from './helpers/log.ts';
@@ -317,5 +318,51 @@ describe('POST /api/v1/ack/batch', () => {
     const owned = await api(tb, 'POST', '/api/v1/ack/batch', { body: { acknowledgments: [{ transactionId: 't', partitionId, _x: 1 }] } });
     expect(owned.status).toBe(400);
     expect(owned.body).toMatchObject({ code: 'server_owned_field', field: 'acknowledgments.0._x' });
+  });
+});
+
+describe('acks inside a transaction', () => {
+  it('honour retry (redelivered, no budget spent) and dlq (dead-lettered at once)', async () => {
+    await configure(tb, 'tx-status', { retryLimit: 1 });
+    await push(tb, [{ queue: 'tx-status', payload: 'p', transactionId: 'tx-status-1' }]);
+    const txAck = (frame: any, status: string) =>
+      api(tb, 'POST', '/api/v1/transaction', {
+        body: {
+          operations: [{ type: 'ack', transactionId: frame.transactionId, partitionId: frame.partitionId, status }],
+          requiredLeases: [],
+        },
+      });
+    for (let i = 0; i < 3; i++) {
+      const [frame] = (await pop(tb, '/api/v1/pop/queue/tx-status')).body.messages;
+      expect((await txAck(frame, 'retry')).body.results).toMatchObject([{ type: 'ack', status: 'failed', dlq: false }]);
+    }
+    const [frame] = (await pop(tb, '/api/v1/pop/queue/tx-status')).body.messages;
+    expect((await txAck(frame, 'dlq')).body.results).toMatchObject([{ type: 'ack', status: 'dlq', dlq: true }]);
+    expect((await deadLetters(tb, 'queue=tx-status')).body.total).toBe(1);
+    expect((await pop(tb, '/api/v1/pop/queue/tx-status')).status).toBe(204);
+  });
+});
+
+describe('migration 20261203000000_ack_as_commit', () => {
+  it('moves a cursor past the frames an older broker had settled after it, and drops completed verdicts', async () => {
+    await popped('legacy', 4);
+    const seqs = (await tb.sql.query(`SELECT seq FROM messages WHERE tenant = 'acme' AND queue = 'legacy' ORDER BY seq`)).rows.map(
+      (r) => r.seq,
+    );
+    // What the per-frame model left: frames 1 and 2 settled (completed, dlq) past the cursor, 3 failed, 4 completed.
+    await tb.sql.query(
+      `INSERT INTO message_deliveries (tenant, consumer_group, message_seq, status, retry_count)
+       SELECT 'acme', '__QUEUE_MODE__', s, st, 0 FROM unnest($1::bigint[], $2::text[]) AS v(s, st)`,
+      [seqs, ['completed', 'dlq', 'failed', 'completed']],
+    );
+    const sql = readFileSync(new URL('../prisma/migrations/20261203000000_ack_as_commit/migration.sql', import.meta.url), 'utf8');
+    await tb.sql.query(sql);
+    const state = await tb.sql.query(`SELECT cursor_seq FROM partition_consumers WHERE tenant = 'acme' AND queue = 'legacy'`);
+    expect(state.rows).toEqual([{ cursor_seq: seqs[1] }]);
+    const left = await tb.sql.query(
+      `SELECT status FROM message_deliveries WHERE tenant = 'acme' AND message_seq = ANY($1::bigint[]) ORDER BY message_seq`,
+      [seqs],
+    );
+    expect(left.rows.map((r) => r.status)).toEqual(['dlq', 'failed']);
   });
 });
