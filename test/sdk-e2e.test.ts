@@ -265,4 +265,25 @@ describe('SDK end to end', () => {
     expect(seen).toEqual([1, 2, 3]);
     expect(await qt.log.pop('sdk-consume')).toEqual([]);
   });
+
+  it('consume leaves the rest of a batch to redelivery after a failure, handling each frame in order', async () => {
+    await qt.log.pushMany([1, 2, 3].map((n) => ({ queue: 'sdk-consume-fail', payload: { n } })));
+    const seen: number[] = [];
+    const errors: unknown[] = [];
+    const ac = new AbortController();
+    await qt.log.consume(
+      'sdk-consume-fail',
+      (m) => {
+        const { n } = m.json<{ n: number }>();
+        seen.push(n);
+        if (seen.length === 2) throw new Error('first try of 2 fails');
+        if (n === 3) ac.abort();
+      },
+      { signal: ac.signal, batch: 3, timeoutMs: 1_000, onError: (err) => errors.push(err) },
+    );
+    // 1 done; 2 failed (the lease released, 3 never handed to the handler on it); then 2 and 3 again.
+    expect(seen).toEqual([1, 2, 2, 3]);
+    expect(errors).toHaveLength(1);
+    expect(await qt.log.pop('sdk-consume-fail')).toEqual([]);
+  });
 });

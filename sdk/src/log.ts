@@ -119,7 +119,9 @@ export class Log {
   /**
    * Long-polls `queue` and hands each frame to `handler`, then acks it: `completed` when the
    * handler returns nothing, the status it returns (e.g. `'dlq'`), or `failed` when it throws (the
-   * log redelivers it up to the queue's retryLimit, then dead-letters it). Runs until `signal`
+   * log redelivers it up to the queue's retryLimit, then dead-letters it). Any verdict but
+   * `completed` releases the batch's lease and the frames after it come back from the log, so
+   * the rest of that batch is left unhandled (as Queen's client does). Runs until `signal`
    * aborts and resolves then; frames already popped are still handled and acked. A pop or ack
    * that fails is reported to onError; the loop pauses a second and goes on.
    */
@@ -157,6 +159,8 @@ export class Log {
           // The lease expires and the frame comes back; nothing is lost.
           onError?.(err, message);
         }
+        // A failure (or a dead letter) stopped the cursor here: the frames after it are redelivered.
+        if (status !== 'completed') break;
       }
     }
   }
