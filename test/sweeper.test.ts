@@ -35,6 +35,8 @@ const frames = async (where = 'true', params: unknown[] = []) =>
   (await tb.sql.query(`SELECT * FROM messages WHERE ${where} ORDER BY seq`, params)).rows;
 const timer = async (key: string) => (await tb.sql.query('SELECT * FROM timers WHERE timer_key = $1', [key])).rows[0];
 const metric = async (name: string) => await tb.broker.services.metrics.registry.getSingleMetricAsString(name);
+/** The value of an unlabelled counter: tests compare it before and after, the broker is shared. */
+const counter = async (name: string) => Number(/ (\d+)$/m.exec(await metric(name))![1]);
 
 describe('sweepOnce', () => {
   it('fires due timers into the log, and leaves future ones pending and unclaimed', async () => {
@@ -120,17 +122,49 @@ describe('sweepOnce', () => {
     }
   });
 
-  it('a timer whose txn is already in the log fires without a second frame (txn dedupe)', async () => {
+  it('a schedule retried after its timer fired fires without a second frame (the log dedupes the txn)', async () => {
+    await insertTimers(tb.sql, { count: 1 });
+    expect(await sweeper.sweepOnce()).toEqual({ claimed: 1, fired: 1, failed: 0 });
+    await insertTimers(tb.sql, { count: 1 }); // the same key and txn, scheduled again
+    expect(await sweeper.sweepOnce()).toEqual({ claimed: 1, fired: 1, failed: 0 });
+    expect(await frames('transaction_id = $1', ['txn-k1'])).toHaveLength(1);
+    expect((await tb.sql.query('SELECT count(*)::int AS n FROM dead_letters')).rows[0].n).toBe(0);
+    expect(await timer('k1')).toBeUndefined();
+  });
+
+  it('a timer whose txn another message holds in its partition is dead-lettered with the reason, never lost', async () => {
     await tb.sql.query(
       `INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, producer_sub)
        VALUES ('acme', gen_random_uuid(), 'q', 'Default', 'txn-k1', '\\x01', 'pusher')`,
     );
-    await insertTimers(tb.sql, { count: 1 });
-    expect(await sweeper.sweepOnce()).toEqual({ claimed: 1, fired: 1, failed: 0 });
-    const log = await frames('transaction_id = $1', ['txn-k1']);
-    expect(log).toHaveLength(1);
-    expect(log[0].producer_sub).toBe('pusher');
-    expect(await timer('k1')).toBeUndefined();
+    const [held] = await insertTimers(tb.sql, { count: 1 });
+    // Two timers of one fire sharing a txn: the first in deliverAt order is delivered.
+    const twins = await insertTimers(tb.sql, { keyPrefix: 't', txnPrefix: 'twin', count: 2, stepMs: 1 });
+    await tb.sql.query(`UPDATE timers SET txn = 'twin' WHERE timer_key LIKE 't%'`);
+    const deadBefore = await counter('queen_timers_dead_lettered_total');
+    expect(await sweeper.sweepOnce()).toEqual({ claimed: 3, fired: 3, failed: 0 });
+    expect((await frames('transaction_id = $1', ['txn-k1']))[0].producer_sub).toBe('pusher');
+    expect((await frames('transaction_id = $1', ['twin'])).map((f: any) => f.timer_key)).toEqual([twins[0].timerKey]);
+    const dlq = await tb.sql.query(
+      `SELECT timer_key, message_id::text, consumer_group, from_timer, error_message FROM dead_letters ORDER BY timer_key`,
+    );
+    expect(dlq.rows).toEqual([
+      {
+        timer_key: 'k1',
+        message_id: held.messageId,
+        consumer_group: TIMER_DLQ_CONSUMER_GROUP,
+        from_timer: true,
+        error_message: expect.stringMatching(/^txn_conflict: txn txn-k1 /),
+      },
+      {
+        timer_key: twins[1].timerKey,
+        message_id: twins[1].messageId,
+        consumer_group: TIMER_DLQ_CONSUMER_GROUP,
+        from_timer: true,
+        error_message: expect.stringMatching(/^txn_conflict: txn twin /),
+      },
+    ]);
+    expect(await counter('queen_timers_dead_lettered_total')).toBe(deadBefore + 2);
   });
 
   it('a permanent failure spends an attempt and backs off; healthy timers of the batch still fire', async () => {
@@ -189,6 +223,7 @@ describe('sweepOnce', () => {
     await rejectQueue(tb.sql, 'bad');
     try {
       const [t] = await insertTimers(tb.sql, { queue: 'bad', count: 1, partition: 'p1' });
+      const deadBefore = await counter('queen_timers_dead_lettered_total');
       for (let attempt = 1; attempt <= 3; attempt++) {
         expect(await sweeper.sweepOnce()).toEqual({ claimed: 1, fired: 0, failed: 1 });
         await tb.sql.query(`UPDATE timers SET deliver_at = now() - interval '1 ms'`);
@@ -214,7 +249,7 @@ describe('sweepOnce', () => {
       expect(dlq[0].error_message).toMatch(/^permanent: P0001/);
       expect(dlq[0].payload.toString()).toBe('{"hello":"world"}');
       expect(await frames()).toHaveLength(0);
-      expect(await metric('queen_timers_dead_lettered_total')).toMatch(/total 1$/m);
+      expect(await counter('queen_timers_dead_lettered_total')).toBe(deadBefore + 1);
     } finally {
       await acceptQueue(tb.sql, 'bad');
     }

@@ -332,6 +332,23 @@ describe('strict input', () => {
     expect(await countRows(tb)).toBe(before);
   });
 
+  it('refuses two timers of one batch sharing a txn in one queue and partition, naming the second', async () => {
+    const before = await countRows(tb);
+    const res = await batch(tb, [sched('twins', 'a', { txn: 'same' }), sched('twins', 'b', { txn: 'same' })]);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'validation_failed', field: 'operations.1.txn' });
+    expect(res.body.error).toMatch(/also the txn of timer "a"/);
+    expect(await countRows(tb)).toBe(before);
+    // Not a collision: the same key twice (an upsert), or the txn in another partition or queue.
+    const fine = await batch(tb, [
+      sched('twins', 'a', { txn: 'same' }),
+      sched('twins', 'a', { txn: 'same' }),
+      sched('twins', 'b', { txn: 'same', partition: 'p2' }),
+      sched('twins-2', 'c', { txn: 'same' }),
+    ]);
+    expect(fine.body.results.map((r: any) => r.status)).toEqual(['scheduled', 'rescheduled', 'scheduled', 'scheduled']);
+  });
+
   it('a 400 applies nothing even when the bad op comes last', async () => {
     const before = await snapshot(tb);
     const m = await metered(tb);

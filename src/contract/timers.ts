@@ -1,7 +1,7 @@
 // The timer routes' wire: the contract (schedule, reschedule, cancel, peek, list) rule by rule,
 // and the usage meter. src/services/timers/ implements it; src/routers/timers.ts serves it.
 import { z } from 'zod';
-import { base64Payload, instant, partitionName, queueName, route, txnSchema, utf8Key } from './common.ts';
+import { base64Payload, DEFAULT_PARTITION, instant, partitionName, queueName, route, txnSchema, utf8Key } from './common.ts';
 
 export const MAX_OPS_PER_BATCH = 256;
 export const LIST_LIMIT_DEFAULT = 100;
@@ -150,6 +150,29 @@ export function listLimit(raw: string | undefined): number {
   return Math.min(LIST_LIMIT_MAX, Math.max(1, Math.floor(n)));
 }
 
+/**
+ * The log delivers one frame per txn in a queue and partition, so two timers of one batch must not
+ * share a txn there: the second would never be delivered. (A txn taken outside the batch, by a
+ * pending timer or a frame, is found at fire: that timer is dead-lettered with the reason.)
+ * Scheduling one key twice with its txn is an upsert, not a collision.
+ */
+function oneTimerPerTxn(ops: z.infer<typeof operationSchema>[], ctx: z.RefinementCtx) {
+  const owner = new Map<string, string>();
+  ops.forEach((op, i) => {
+    if (op.op !== 'schedule' || op.txn === undefined) return;
+    const slot = `${op.queue}\u0000${op.partition ?? DEFAULT_PARTITION}\u0000${op.txn}`;
+    const key = owner.get(slot);
+    if (key === undefined) owner.set(slot, op.timerKey);
+    else if (key !== op.timerKey) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'txn'],
+        message: `txn "${op.txn}" is also the txn of timer "${key}" in this batch, same queue and partition: the log delivers one frame per txn there, so give each timer its own txn`,
+      });
+    }
+  });
+}
+
 /** A refused batch that contains a cancel names the route that always works. */
 function hintWhenCancel(raw: Record<string, unknown>): Record<string, string> {
   const ops = raw.operations;
@@ -171,7 +194,7 @@ export const timerRoutes = {
       'route that only the boot flag can refuse. Ops apply in order; schedule and reschedule are one upsert on ' +
       '(queue, timerKey) that answers too_late on a claimed timer.',
     errorResponses: [400, 401, 403, 429, 503],
-    input: z.strictObject({ operations: z.array(operationSchema).min(1).max(MAX_OPS_PER_BATCH) }),
+    input: z.strictObject({ operations: z.array(operationSchema).min(1).max(MAX_OPS_PER_BATCH).superRefine(oneTimerPerTxn) }),
     output: z.object({ results: z.array(timerResultSchema) }),
     refusalHeaders: hintWhenCancel,
   }),

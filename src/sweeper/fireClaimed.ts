@@ -10,8 +10,12 @@
 //   the log's unique indexes for the inserted frames.
 // Rows: deletes the timers of $2 that still carry $1 — a broker that lost its lease deletes 0 and
 //   therefore inserts 0. Inserts one frame per deleted timer in deliverAt order (seq follows the
-//   ORDER BY), unless the log already holds its txn (ON CONFLICT DO NOTHING: the second line of
-//   defence, and what makes a client's retried schedule after a fire harmless).
+//   ORDER BY), unless the log already holds its txn in that queue and partition (ON CONFLICT DO
+//   NOTHING). A frame of the same timer key holding it is the first fire of a schedule the client
+//   retried: the repeat is dropped, as the log's dedupe promises. Anything else holding it (a
+//   pushed message, another timer's frame, in the log or in this very fire) would make this
+//   timer's promise vanish: the timer goes to its queue's DLQ instead, under the timers' consumer
+//   group, with the reason.
 //   A zstd timer without replacement bytes would violate messages.payload NOT NULL on purpose:
 //   the statement fails rather than delivering compressed bytes as if they were the payload.
 // Returns one row: deleted, inserted, and per tenant+queue the fire lags (created_at − deliver_at,
@@ -20,6 +24,7 @@ import { append } from '../services/log/append.ts';
 import { inTransaction } from '../db/transaction.ts';
 import type { ClaimedTimer } from './claimDue.ts';
 import type { SweeperDb } from './db.ts';
+import { TIMER_DLQ_CONSUMER_GROUP } from './deadLetter.ts';
 
 export interface Replacement {
   tid: string;
@@ -30,6 +35,8 @@ export interface Replacement {
 export interface FireResult {
   deleted: number;
   inserted: number;
+  /** Timers dead-lettered because another message holds their txn in their queue and partition. */
+  collided: number;
   queues: { tenant: string; queue: string; partitions: string[]; lags: number[] }[];
 }
 
@@ -50,9 +57,28 @@ o AS (
   FROM d LEFT JOIN o ON o.tid = d.tid
 )`;
 
+/** The timers whose frame was not appended and whose txn no frame of their own key holds: the DLQ. */
+const COLLIDED = `
+collided AS (
+  INSERT INTO dead_letters (tenant, queue, partition, consumer_group, message_id, transaction_id, payload, encrypted,
+    producer_sub, error_message, retry_count, from_timer, timer_key)
+  SELECT f.tenant, f.queue, f.partition, '${TIMER_DLQ_CONSUMER_GROUP}', f.id, f.transaction_id, f.payload, f.encrypted,
+    f.producer_sub,
+    format('txn_conflict: txn %s is already taken in queue %s, partition %s, by another message (a push or another timer); this timer was not delivered: give each timer its own txn',
+           f.transaction_id, f.queue, f.partition),
+    0, true, f.timer_key
+  FROM frames f
+  WHERE NOT EXISTS (SELECT 1 FROM appended a WHERE a.tenant = f.tenant AND a.id = f.id::text)
+    AND NOT EXISTS (SELECT 1 FROM messages m
+                     WHERE m.tenant = f.tenant AND m.queue = f.queue AND m.partition = f.partition
+                       AND m.transaction_id = f.transaction_id AND m.timer_key = f.timer_key)
+  RETURNING 1
+)`;
+
 const FIRE_RESULT = `
 SELECT (SELECT count(*) FROM d)::int AS deleted,
   (SELECT count(*) FROM appended)::int AS inserted,
+  (SELECT count(*) FROM collided)::int AS collided,
   (SELECT coalesce(json_agg(g), '[]'::json)
      FROM (SELECT tenant, queue, array_agg(DISTINCT partition) AS partitions, array_agg(lag) AS lags
              FROM appended GROUP BY tenant, queue) g) AS queues`;
@@ -70,6 +96,7 @@ export async function fireClaimed(
     async (tx) => {
       const [result] = await append<FireResult & Record<string, unknown>>(tx, rows, {
         ctes: FIRED_FRAMES,
+        after: COLLIDED,
         params: [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted)],
         result: FIRE_RESULT,
       });

@@ -44,7 +44,7 @@ export { TIMER_DLQ_CONSUMER_GROUP } from './deadLetter.ts';
 export interface SweepResult {
   /** Timers this pass took a lease on (re-tried batches from an earlier pass not included). */
   claimed: number;
-  /** Timers deleted by this pass's fires; each has exactly one frame in the log. */
+  /** Timers deleted by this pass's fires; each has exactly one frame in the log, or a DLQ row (txn_conflict). */
   fired: number;
   /** Timers whose fire failed in this pass (backed off or dead-lettered). */
   failed: number;
@@ -270,7 +270,10 @@ class TimerSweeper implements Sweeper {
       this.services.notifier.messagesPushed(q.tenant, q.queue, q.partitions);
     }
     if (fired.deleted < sent) this.log.debug({ sent, deleted: fired.deleted }, 'lease lost on some timers; another broker owns them');
-    if (fired.inserted < fired.deleted) this.log.debug({ deduplicated: fired.deleted - fired.inserted }, 'txn already in the log');
+    m.deadLettered.inc(fired.collided);
+    if (fired.collided > 0) this.log.warn({ collided: fired.collided }, 'timers dead-lettered: another message holds their txn');
+    const deduplicated = fired.deleted - fired.inserted - fired.collided;
+    if (deduplicated > 0) this.log.debug({ deduplicated }, 'txn already in the log: a retried schedule of a fired timer');
   }
 
   private async settleFailures(token: string, failures: Failure[], result: SweepResult): Promise<void> {

@@ -50,13 +50,15 @@ export interface LockedPartition extends PartitionKey {
  * The frames to append, as SQL: `ctes` is a list of WITH items ending in one named `frames` with
  * the columns (ord, tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub,
  * timer_key, deliver_at, trace_id); frames enter the log in `ord` order (seq follows it). `params` are its
- * parameters. `result` is the statement's final SELECT, over `appended` (the rows inserted: tenant,
- * queue, partition, seq, id, transaction_id, lag) and the source's CTEs; by default the appended
- * rows. The fragments are constants of the callers, never input.
+ * parameters. `after`: more WITH items, which may read `appended` (the rows inserted: tenant,
+ * queue, partition, seq, id, transaction_id, lag). `result` is the statement's final SELECT, over
+ * `appended` and the source's CTEs; by default the appended rows. The fragments are constants of
+ * the callers, never input.
  */
 export interface FrameSource {
   ctes: string;
   params: unknown[];
+  after?: string;
   result?: string;
 }
 
@@ -102,7 +104,7 @@ consumer_rows AS (
 ),
 mirrored AS (
   UPDATE partition_consumers c SET last_seq = r.seq FROM consumer_rows r WHERE c.ctid = r.tid
-)
+)${s.after ? `,\n${s.after}` : ''}
 ${s.result ?? 'SELECT * FROM appended'}`;
 
 export interface AppendOptions {
