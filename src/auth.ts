@@ -1,18 +1,36 @@
 // Credentials: JWT bearer tokens verified statelessly with jose — HS256 with QUEEN_JWT_SECRET,
-// or RS/ES/EdDSA with QUEEN_JWT_PUBLIC_KEY (PEM) or QUEEN_JWT_JWKS_URL. Claims: sub, tenant,
+// or RS/PS/ES/EdDSA with QUEEN_JWT_PUBLIC_KEY (PEM) or QUEEN_JWT_JWKS_URL. Claims: sub, tenant,
 // grants ⊆ {produce, consume, read, admin}.
-import { createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import { tenantName } from './contract/common.ts';
+import { ConfigError } from './config.ts';
 import { ApiError } from './errors.ts';
 
 export const GRANTS = ['produce', 'consume', 'read', 'admin'] as const;
 export type Grant = (typeof GRANTS)[number];
 
+/** Instants past year 9999 (or not finite, like 1e309) are no instants: such a token is refused. */
+const LAST_INSTANT_S = 253_402_300_799;
+/** How far ahead of this broker's clock a token's iat may be (the issuer's clock skew). */
+const IAT_SKEW_S = 60;
+
 const claimsSchema = z.object({
-  sub: z.string().min(1).max(256),
+  sub: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
   tenant: tenantName,
   grants: z.array(z.enum(GRANTS)).max(4),
+  exp: z.number().int().min(0).max(LAST_INSTANT_S, 'must be an instant before year 10000').optional(),
+  iat: z
+    .number()
+    .int()
+    .min(0)
+    .refine((iat) => iat <= Date.now() / 1000 + IAT_SKEW_S, 'must not be in the future')
+    .optional(),
 });
 
 export interface Principal {
@@ -33,24 +51,30 @@ export type Verifier = ((authorization: string | undefined) => Promise<Principal
 };
 
 export function createVerifier(cfg: AuthConfig): Verifier {
-  let key: Promise<Uint8Array | CryptoKey | JWTVerifyGetKey>;
+  let key: Promise<Uint8Array | KeyObject | JWTVerifyGetKey>;
   let algorithms: string[];
   if (cfg.QUEEN_JWT_JWKS_URL) {
     key = Promise.resolve(createRemoteJWKSet(new URL(cfg.QUEEN_JWT_JWKS_URL)));
     algorithms = ['RS256', 'ES256', 'EdDSA', 'PS256'];
   } else if (cfg.QUEEN_JWT_PUBLIC_KEY) {
+    // One key object serves every algorithm of its family: an RSA key verifies RS256 and PS256.
     const pem = cfg.QUEEN_JWT_PUBLIC_KEY;
-    algorithms = ['RS256', 'ES256', 'EdDSA', 'PS256'];
-    key = (async () => {
-      for (const alg of algorithms) {
-        try {
-          return await importSPKI(pem, alg);
-        } catch {
-          // try the next algorithm family
-        }
-      }
-      throw new Error('QUEEN_JWT_PUBLIC_KEY is not a PEM public key (SPKI) for RS256, ES256, EdDSA or PS256');
-    })();
+    const families: Record<string, string[]> = { rsa: ['RS256', 'PS256'], 'rsa-pss': ['PS256'], ec: ['ES256'], ed25519: ['EdDSA'] };
+    let publicKey: KeyObject | undefined;
+    try {
+      publicKey = createPublicKey(pem);
+    } catch {
+      // refused below
+    }
+    const family = publicKey && families[publicKey.asymmetricKeyType ?? ''];
+    if (!publicKey || !family) {
+      key = Promise.reject(new ConfigError('QUEEN_JWT_PUBLIC_KEY is not a PEM public key (SPKI) for RS256, PS256, ES256 or EdDSA'));
+      key.catch(() => {}); // reported through `ready`
+      algorithms = [];
+    } else {
+      key = Promise.resolve(publicKey);
+      algorithms = family;
+    }
   } else if (cfg.QUEEN_JWT_SECRET) {
     key = Promise.resolve(new TextEncoder().encode(cfg.QUEEN_JWT_SECRET));
     algorithms = ['HS256'];

@@ -3,10 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp, type AppState } from './app.ts';
 import { createVerifier } from './auth.ts';
-import { sqlState } from './errors.ts';
+import { isTransientDbError, sqlState } from './errors.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
@@ -57,6 +57,35 @@ export async function embeddedSecret(dataDir: string): Promise<string> {
   }
 }
 
+/** The database could not be reached at start within QUEEN_DB_STARTUP_TIMEOUT_MS. */
+export class DatabaseUnreachableError extends Error {}
+
+/**
+ * Waits for the database at start: a connection failure (refused, DNS, starting up, too many
+ * connections) is retried with backoff (250 ms doubling, at most 5 s) until `timeoutMs`; any
+ * other error (bad password, no such database) is not going to heal and fails at once.
+ */
+async function reachDatabase(db: Database, timeoutMs: number, log: FastifyBaseLogger): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const where = db.embedded ? 'the embedded database' : `the database at ${redactUrl(db.url)}`;
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      await db.pool.query('SELECT 1');
+      return;
+    } catch (err) {
+      const reason = err instanceof Error ? err.message || String(err) : String(err);
+      if (!isTransientDbError(err) || Date.now() + delay > deadline) {
+        throw new DatabaseUnreachableError(`cannot reach ${where}: ${reason}`, { cause: err });
+      }
+      log.warn({ reason, retryInMs: delay }, `waiting for ${where}`);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+/** A connection URL without its password, for messages. */
+const redactUrl = (url: string) => url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+
 export async function createBroker(config: Config, opts: BrokerOptions = {}): Promise<Broker> {
   const state: AppState = { ready: false };
   const verify = createVerifier(config);
@@ -99,6 +128,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     maintenance: undefined,
     async start() {
       const address = opts.listen === false ? '' : await app.listen({ port: config.PORT, host: config.HOST });
+      await reachDatabase(db, config.QUEEN_DB_STARTUP_TIMEOUT_MS, app.log);
       await migrate(db.pool);
       await services.notifier.start(db.url);
       state.ready = true;

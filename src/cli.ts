@@ -1,18 +1,49 @@
 // Operator CLI. `queen-timers token --tenant acme --sub billing --grant produce [--grant read]
-// [--expires 30d]` prints an HS256 token signed with QUEEN_JWT_SECRET (or, without it, with the
-// embedded broker's secret in QUEEN_DATA_DIR).
+// [--expires 30d|never]` prints an HS256 token signed with QUEEN_JWT_SECRET or, without it, with the
+// embedded broker's secret in QUEEN_DATA_DIR (default .queen-data, relative to the current folder).
+// Tokens expire in 30 days unless --expires says otherwise.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GRANTS, mintToken, type Grant } from './auth.ts';
-import { embeddedSecret } from './broker.ts';
 
-const USAGE = `usage: queen-timers token --tenant <tenant> --sub <subject> --grant <${GRANTS.join('|')}> [--grant ...] [--expires 30d]`;
+const USAGE = `usage: queen-timers token --tenant <tenant> --sub <subject> --grant <${GRANTS.join('|')}> [--grant ...] [--expires 30d|12h|never]
 
-async function main(argv: string[]) {
-  const [command, ...rest] = argv;
-  if (command !== 'token') {
-    console.error(USAGE);
-    return 2;
+  Prints a signed token. It expires after --expires (default 30d; "never" for none).
+  The secret is QUEEN_JWT_SECRET, or the embedded broker's QUEEN_DATA_DIR/jwt-secret
+  (QUEEN_DATA_DIR defaults to .queen-data in the current folder).
+  The admin grant counts only on tokens of the operator tenant (QUEEN_OPERATOR_TENANT, default "operator").`;
+
+const DEFAULT_EXPIRES = '30d';
+/** What jose's setExpirationTime takes: a number and a unit. */
+const PERIOD =
+  /^\d+\s*(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|week|weeks|y|yr|yrs|year|years)$/i;
+
+class UsageError extends Error {}
+/** A setup problem, not a mistake in the command: said without the usage. */
+class SetupError extends Error {}
+
+/** The signing secret; never created here (a token signed with a new secret would be refused). */
+async function secretOf(env: NodeJS.ProcessEnv): Promise<string> {
+  if (env.QUEEN_JWT_SECRET) return env.QUEEN_JWT_SECRET;
+  const file = resolve(env.QUEEN_DATA_DIR || '.queen-data', 'jwt-secret');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    throw new SetupError(
+      `no signing secret: QUEEN_JWT_SECRET is unset and ${file} does not exist. Run this in the folder the embedded broker ` +
+        'runs in (or set QUEEN_DATA_DIR to its data folder), or set QUEEN_JWT_SECRET to the broker’s secret.',
+    );
   }
+}
+
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    console.log(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command !== 'token') throw new UsageError(`unknown command "${command}"`);
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -20,18 +51,41 @@ async function main(argv: string[]) {
       sub: { type: 'string' },
       grant: { type: 'string', multiple: true },
       expires: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const grants = values.grant ?? [];
   const bad = grants.filter((g) => !(GRANTS as readonly string[]).includes(g));
-  if (!values.tenant || !values.sub || grants.length === 0 || bad.length > 0) {
-    if (bad.length) console.error(`unknown grant(s): ${bad.join(', ')}`);
-    console.error(USAGE);
-    return 2;
+  if (bad.length) throw new UsageError(`unknown grant(s): ${bad.join(', ')}`);
+  if (!values.tenant || !values.sub || grants.length === 0) throw new UsageError('--tenant, --sub and at least one --grant are required');
+  const expires = values.expires ?? DEFAULT_EXPIRES;
+  if (expires !== 'never' && !PERIOD.test(expires)) {
+    throw new UsageError(`--expires "${expires}" is not a period: write a number and a unit (90m, 12h, 30d, 1y) or never`);
   }
-  const secret = process.env.QUEEN_JWT_SECRET || (await embeddedSecret(process.env.QUEEN_DATA_DIR || '.queen-data'));
-  console.log(await mintToken(secret, { tenant: values.tenant, sub: values.sub, grants: grants as Grant[], expiresIn: values.expires }));
+  const operator = env.QUEEN_OPERATOR_TENANT || 'operator';
+  if (grants.includes('admin') && values.tenant !== operator) {
+    console.error(`note: the admin grant counts only on tokens of tenant "${operator}"; this token's admin grant will be refused`);
+  }
+  const token = await mintToken(await secretOf(env), {
+    tenant: values.tenant,
+    sub: values.sub,
+    grants: grants as Grant[],
+    expiresIn: expires === 'never' ? undefined : expires,
+  });
+  console.log(token);
   return 0;
 }
 
-process.exitCode = await main(process.argv.slice(2));
+try {
+  process.exitCode = await main(process.argv.slice(2), process.env);
+} catch (err) {
+  // A usage mistake or parseArgs' own refusal (an unknown option): one line and the usage, no stack.
+  const usage = err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
+  if (!usage && !(err instanceof SetupError)) throw err;
+  console.error(`queen-timers: ${(err as Error).message}${usage ? `\n\n${USAGE}` : ''}`);
+  process.exitCode = 2;
+}

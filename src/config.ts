@@ -2,6 +2,7 @@
 // with a message naming the variable and what it accepts. The README's configuration table
 // mirrors this file.
 import { z } from 'zod';
+import { tenantName } from './contract/common.ts';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const bool = (def: boolean) =>
@@ -17,8 +18,12 @@ export const configSchema = z
     /** Unset: embedded PGlite in QUEEN_DATA_DIR. Set: a PostgreSQL >= 14 server. */
     DATABASE_URL: z.string().url().optional(),
     QUEEN_DATA_DIR: z.string().default('.queen-data'),
+    /** How long a starting broker retries a database it cannot reach before it gives up. */
+    QUEEN_DB_STARTUP_TIMEOUT_MS: int(30_000, 0),
     /** Pool size per broker for the request path (the sweeper has its own small pool). */
     QUEEN_DB_POOL_SIZE: int(10, 1),
+    /** The tenant whose credentials may use the admin grant; every other tenant's admin grant is refused. */
+    QUEEN_OPERATOR_TENANT: tenantName.default('operator'),
     QUEEN_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
     QUEEN_JWT_JWKS_URL: z.string().url().optional(),
     QUEEN_JWT_PUBLIC_KEY: z.string().optional(),
@@ -46,6 +51,10 @@ export const configSchema = z
     /** Embedded only: how often the broker vacuums and analyses (PGlite has no autovacuum). */
     QUEEN_EMBEDDED_MAINTENANCE_MS: int(60_000, 1_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .refine((c) => [c.QUEEN_JWT_SECRET, c.QUEEN_JWT_PUBLIC_KEY, c.QUEEN_JWT_JWKS_URL].filter(Boolean).length <= 1, {
+    message: 'set only one of QUEEN_JWT_SECRET, QUEEN_JWT_PUBLIC_KEY and QUEEN_JWT_JWKS_URL: tokens are verified with exactly one key',
+    path: ['QUEEN_JWT_SECRET'],
   })
   .refine((c) => c.QUEEN_SWEEPER_MIN_SLEEP_MS <= c.QUEEN_SWEEPER_MAX_SLEEP_MS, {
     message: 'QUEEN_SWEEPER_MIN_SLEEP_MS must not exceed QUEEN_SWEEPER_MAX_SLEEP_MS',

@@ -67,4 +67,18 @@ export const grantProcedure = (grant: Grant) =>
 
 export const readProcedure = grantProcedure('read');
 export const consumeProcedure = grantProcedure('consume');
-export const adminProcedure = grantProcedure('admin');
+
+/**
+ * The admin grant manages every tenant and the cluster, so it counts only on credentials of the
+ * operator tenant (QUEEN_OPERATOR_TENANT): a tenant's own admin grant reaches nothing.
+ */
+export const adminProcedure = grantProcedure('admin').use(({ ctx, next }) => {
+  const operator = ctx.config.QUEEN_OPERATOR_TENANT;
+  if (ctx.principal.tenant !== operator) {
+    throw new ApiError(
+      'grant_missing',
+      `the admin grant counts only on credentials of the operator tenant "${operator}" (QUEEN_OPERATOR_TENANT); this one is of tenant "${ctx.principal.tenant}"`,
+    );
+  }
+  return next();
+});

@@ -1,3 +1,4 @@
+import { createHmac, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { generateKeyPair, exportSPKI, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, SECRET, startTestBroker, type TestBroker } from './helpers/broker.ts';
@@ -10,6 +11,15 @@ afterAll(() => tb?.close());
 
 const sign = (claims: Record<string, unknown>, secret = SECRET) =>
   new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(new TextEncoder().encode(secret));
+
+const pemOf = (key: KeyObject | CryptoKey) =>
+  key instanceof KeyObject ? key.export({ type: 'spki', format: 'pem' }).toString() : exportSPKI(key);
+
+/** An HS256 token over these exact payload bytes (JSON.stringify cannot write 1e309). */
+const signRaw = (payload: string) => {
+  const head = `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from(payload).toString('base64url')}`;
+  return `${head}.${createHmac('sha256', SECRET).update(head).digest('base64url')}`;
+};
 
 describe('authentication', () => {
   const route = '/api/v1/usage';
@@ -55,11 +65,25 @@ describe('authentication', () => {
       [{ tenant: 'acme', grants: ['read'] }, 'sub'],
       [{ sub: 's', grants: ['read'] }, 'tenant'],
       [{ sub: 's', tenant: 'acme', grants: ['superuser'] }, 'grants'],
+      [{ sub: 'a\u0000b', tenant: 'acme', grants: ['produce'] }, 'sub'],
+      [{ sub: 's', tenant: '..', grants: ['read'] }, 'tenant'],
+      [{ sub: 's', tenant: 'acme', grants: ['read'], exp: 300_000_000_000 }, 'exp'],
+      [{ sub: 's', tenant: 'acme', grants: ['read'], iat: Math.floor(Date.now() / 1000) + 3600 }, 'iat'],
     ] as const) {
-      const res = await api(tb, 'GET', route, { token: await sign(claims) });
+      const res = await api(tb, 'GET', route, { token: signRaw(JSON.stringify(claims)) });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ code: 'token_invalid', error: expect.stringContaining(name) });
     }
+  });
+
+  it('refuses an exp that is no instant (1e309) and answers 401, never 500, for a sub with NUL on every route', async () => {
+    const infinite = await api(tb, 'GET', route, { token: signRaw('{"sub":"s","tenant":"acme","grants":["read"],"exp":1e309}') });
+    expect(infinite.status).toBe(401);
+    expect(infinite.body).toMatchObject({ code: 'token_invalid', error: expect.stringContaining('exp') });
+    const nul = signRaw(JSON.stringify({ sub: 'a\u0000b', tenant: 'acme', grants: ['produce', 'consume', 'read'] }));
+    const schedule = { operations: [{ op: 'schedule', queue: 'q', timerKey: 'k', delayMs: 1000, payload: '' }] };
+    expect((await api(tb, 'POST', '/api/v1/timers', { token: nul, body: schedule })).status).toBe(401);
+    expect((await api(tb, 'POST', '/api/v1/push', { token: nul, body: { items: [{ queue: 'q', payload: 1 }] } })).status).toBe(401);
   });
 
   it('refuses the "none" algorithm', async () => {
@@ -102,13 +126,36 @@ describe('asymmetric keys', () => {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
     const other = await startTestBroker({ env: { QUEEN_JWT_SECRET: '', QUEEN_JWT_PUBLIC_KEY: await exportSPKI(publicKey) } });
     try {
-      const good = await new SignJWT({ sub: 's', tenant: 'acme', grants: ['admin'] }).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
-      expect((await api(other, 'GET', '/api/v1/admin/cluster', { token: good })).status).toBe(200);
-      expect(
-        (await api(other, 'GET', '/api/v1/admin/cluster', { token: await sign({ sub: 's', tenant: 'acme', grants: ['admin'] }) })).status,
-      ).toBe(401);
+      const good = await new SignJWT({ sub: 's', tenant: 'acme', grants: ['read'] }).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
+      expect((await api(other, 'GET', '/api/v1/usage', { token: good })).status).toBe(200);
+      expect((await api(other, 'GET', '/api/v1/usage', { token: await sign({ sub: 's', tenant: 'acme', grants: ['read'] }) })).status).toBe(
+        401,
+      );
     } finally {
       await other.close();
+    }
+  });
+
+  it('verifies PS256 tokens with the same RSA public key, and ES256 and EdDSA with theirs', async () => {
+    for (const [keyAlg, algs] of [
+      ['RS256', ['RS256', 'PS256']],
+      ['ES256', ['ES256']],
+      ['EdDSA', ['EdDSA']],
+    ] as const) {
+      // A node KeyObject signs with either RSA scheme (a WebCrypto key is bound to one).
+      const { publicKey, privateKey } =
+        keyAlg === 'RS256'
+          ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+          : await generateKeyPair(keyAlg, { crv: keyAlg === 'EdDSA' ? 'Ed25519' : undefined });
+      const other = await startTestBroker({ env: { QUEEN_JWT_SECRET: '', QUEEN_JWT_PUBLIC_KEY: await pemOf(publicKey) } });
+      try {
+        for (const alg of algs) {
+          const token = await new SignJWT({ sub: 's', tenant: 'acme', grants: ['read'] }).setProtectedHeader({ alg }).sign(privateKey);
+          expect((await api(other, 'GET', '/api/v1/usage', { token })).status, `${keyAlg} key, ${alg} token`).toBe(200);
+        }
+      } finally {
+        await other.close();
+      }
     }
   });
 });

@@ -2,7 +2,7 @@
 // that does not wait for long-polls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, MAX_DATA_DEPTH } from '../src/payload.ts';
-import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { admin, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { ack, appendFrame, pop, push } from './helpers/log.ts';
 
 let tb: TestBroker;
@@ -57,7 +57,7 @@ describe('input PostgreSQL cannot hold', () => {
   });
 
   it('refuses a plan horizon beyond a 32-bit integer with 400', async () => {
-    const res = await api(tb, 'PUT', '/api/v1/admin/tenants/huge', { body: { horizonSeconds: 3_000_000_000 } });
+    const res = await admin(tb, 'PUT', '/api/v1/admin/tenants/huge', { body: { horizonSeconds: 3_000_000_000 } });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'validation_failed', field: 'horizonSeconds' });
   });

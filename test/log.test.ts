@@ -2,7 +2,7 @@
 // long-poll, strict input. Encryption and tenant isolation: test/log-isolation.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POP_RECHECK_MS } from '../src/services/log/waiters.ts';
-import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { api, startTestBroker, waitFor, type TestBroker, admin } from './helpers/broker.ts';
 import {
   ack,
   appendFrame,
@@ -148,7 +148,7 @@ describe('POST /api/v1/push', () => {
 
   it("refuses a payload over the tenant plan's ceiling with 403 naming the item, and stores nothing", async () => {
     const token = await tb.token({ tenant: 'small-plan' });
-    await api(tb, 'PUT', '/api/v1/admin/tenants/small-plan', { body: { maxPayloadBytes: 64 } });
+    await admin(tb, 'PUT', '/api/v1/admin/tenants/small-plan', { body: { maxPayloadBytes: 64 } });
     const res = await push(
       tb,
       [

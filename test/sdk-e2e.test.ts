@@ -177,7 +177,7 @@ describe('SDK end to end', () => {
     const admin = async (produceBlocked: boolean) => {
       const res = await fetch(`${tb.url}/api/v1/admin/cluster`, {
         method: 'PUT',
-        headers: { authorization: `Bearer ${await tb.token()}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${await tb.operatorToken()}`, 'content-type': 'application/json' },
         body: JSON.stringify({ produceBlocked }),
       });
       expect(res.status).toBe(200);

@@ -1,8 +1,9 @@
 // The gates of POST /api/v1/timers in the contract's order (boot flag, cluster block, auth,
 // produce grant, paused, rate, quota, storage, horizon, payload ceiling), whole-batch refusals,
 // the x-queen-timers-hint header — and the DELETE route, which only the boot flag may refuse.
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, onRealPostgres, startTestBroker, type TestBroker } from './helpers/broker.ts';
+import { api, onRealPostgres, startTestBroker, type TestBroker, admin } from './helpers/broker.ts';
 import { b64, batch, cancel, keyPath, metered, row, sched, snapshot } from './helpers/timers.ts';
 
 let tb: TestBroker;
@@ -12,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => tb?.close());
 afterEach(async () => {
   tb.broker.state.ready = true;
-  await api(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: false } });
+  await admin(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: false } });
 });
 
 const HINT = 'DELETE /api/v1/timers/:queue/*timerKey';
@@ -21,7 +22,7 @@ let n = 0;
 async function tenantWith(plan: Record<string, unknown> = {}) {
   const tenant = `gate-${++n}`;
   if (Object.keys(plan).length) {
-    const put = await api(tb, 'PUT', `/api/v1/admin/tenants/${tenant}`, { body: plan });
+    const put = await admin(tb, 'PUT', `/api/v1/admin/tenants/${tenant}`, { body: plan });
     expect(put.status).toBe(200);
   }
   return { tenant, token: await tb.token({ tenant }) };
@@ -57,7 +58,7 @@ describe('each gate of POST, with its status and code; a refused batch changes n
 
   it('cluster produce block: 503 produce_blocked with Retry-After', async () => {
     const { tenant, token } = await tenantWith();
-    await api(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: true } });
+    await admin(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: true } });
     const res = await expectRefusedWhole(tenant, token, [sched('q', 'k')], 503, 'produce_blocked');
     expect(res.headers['retry-after']).toBe('5');
   });
@@ -176,6 +177,28 @@ describe('each gate of POST, with its status and code; a refused batch changes n
     expect((await batch(tb, [sched('q', 'b', { payload: b64('12345') })], { token })).status).toBe(200);
   });
 
+  it('storage: concurrent batches never pass the limit together (each is weighed after the ones before)', async () => {
+    const { tenant, token } = await tenantWith({ storageLimitBytes: 100_000 });
+    // 1,000 bytes (under the 1 KiB compression threshold): 16 batches of 20 offer 320 kB.
+    const blob = randomBytes(1_000).toString('base64');
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, b) =>
+        batch(
+          tb,
+          Array.from({ length: 20 }, (_, i) => sched('q', `c${b}-${i}`, { payload: blob })),
+          { token },
+        ),
+      ),
+    );
+    const stored = Number(
+      (await tb.sql.query(`SELECT coalesce(sum(octet_length(payload)), 0) AS n FROM timers WHERE tenant = $1`, [tenant])).rows[0].n,
+    );
+    expect(results.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+    expect(results.every((r) => r.status === 200 || r.body.code === 'storage_limit_exceeded')).toBe(true);
+    expect(stored).toBeLessThanOrEqual(100_000);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(5);
+  });
+
   it('storage: counts the tenant log frames too', async () => {
     const { tenant, token } = await tenantWith({ storageLimitBytes: 10 });
     await tb.sql.query(
@@ -241,7 +264,7 @@ describe('gate order: an earlier rung wins when several refuse', () => {
   });
 
   it('cluster block before auth', async () => {
-    await api(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: true } });
+    await admin(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: true } });
     expect((await batch(tb, [sched('q', 'k')], { token: null })).body.code).toBe('produce_blocked');
   });
 
@@ -287,7 +310,7 @@ describe('x-queen-timers-hint on refusals of a batch that contains a cancel', ()
   const mixed = () => [sched('q', 'a'), cancel('q', 'b')];
   const cases: [string, () => Promise<{ token?: string | null; ops?: unknown[] }>][] = [
     ['boot flag', async () => ((tb.broker.state.ready = false), {})],
-    ['cluster block', async () => (await api(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: true } }), {})],
+    ['cluster block', async () => (await admin(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: true } }), {})],
     ['auth', async () => ({ token: null })],
     ['grant', async () => ({ token: await tb.token({ tenant: 'hint-grant', grants: ['read'] }) })],
     ['paused', async () => ({ token: (await tenantWith({ schedulePaused: true })).token })],
@@ -341,7 +364,7 @@ describe('DELETE /api/v1/timers/:queue/*timerKey: only the boot flag refuses it'
   ) {
     const { tenant, token } = await tenantWith();
     expect((await batch(tb, [sched('rq', 'tenant/42', { txn: 'the-txn' })], { token })).status).toBe(200);
-    if (Object.keys(plan).length) await api(tb, 'PUT', `/api/v1/admin/tenants/${tenant}`, { body: plan });
+    if (Object.keys(plan).length) await admin(tb, 'PUT', `/api/v1/admin/tenants/${tenant}`, { body: plan });
     await rung(tenant);
     const del = await api(tb, 'DELETE', `${keyPath('rq', 'tenant/42')}?txn=mine`, {
       token: await tb.token({ tenant, grants: grants ?? ['produce'] }),
@@ -354,7 +377,7 @@ describe('DELETE /api/v1/timers/:queue/*timerKey: only the boot flag refuses it'
 
   it('works under a cluster produce block (POST with a cancel is refused)', async () => {
     await cancelUnder({}, async () => {
-      await api(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: true } });
+      await admin(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: true } });
       expect((await batch(tb, [cancel('rq', 'x')])).body.code).toBe('produce_blocked');
     });
   });

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayloadCipher, zstdDecompress } from '../src/payload.ts';
-import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
+import { api, startTestBroker, type TestBroker, admin } from './helpers/broker.ts';
 import { b64, batch, keyPath, metered, row, sched } from './helpers/timers.ts';
 
 const KEY = 'a1'.repeat(32);
@@ -105,7 +105,7 @@ describe('compression', () => {
   });
 
   it('the payload ceiling applies to the decoded payload, not the compressed one', async () => {
-    await api(tb, 'PUT', '/api/v1/admin/tenants/ceil', { body: { maxPayloadBytes: 2048 } });
+    await admin(tb, 'PUT', '/api/v1/admin/tenants/ceil', { body: { maxPayloadBytes: 2048 } });
     const token = await tb.token({ tenant: 'ceil' });
     const res = await batch(tb, [sched('z', 'k', { payload: b64('a'.repeat(4096)) })], { token });
     expect(res.status).toBe(403);

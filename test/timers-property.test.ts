@@ -4,7 +4,7 @@
 // predicts. Concurrent schedules and cancels of the same keys leave one consistent outcome.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, onRealPostgres, startTestBroker, type TestBroker } from './helpers/broker.ts';
+import { api, onRealPostgres, startTestBroker, type TestBroker, admin } from './helpers/broker.ts';
 import { b64, metered } from './helpers/timers.ts';
 
 let tb: TestBroker;
@@ -114,7 +114,7 @@ describe('random batches', () => {
     await fc.assert(
       fc.asyncProperty(planArb, fc.array(stepArb, { minLength: 1, maxLength: 4 }), async (plan, steps) => {
         const tenant = `prop-${process.pid}-${++run}`;
-        if (Object.keys(plan).length) expect((await api(tb, 'PUT', `/api/v1/admin/tenants/${tenant}`, { body: plan })).status).toBe(200);
+        if (Object.keys(plan).length) expect((await admin(tb, 'PUT', `/api/v1/admin/tenants/${tenant}`, { body: plan })).status).toBe(200);
         const token = await tb.token({ tenant });
         const model = new Map<string, ModelRow>();
         for (const step of steps) {

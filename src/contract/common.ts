@@ -36,7 +36,7 @@ export const isServerOwned = (key: string) => SERVER_OWNED.has(key) || key.start
  */
 export const queenObject = <T extends z.ZodRawShape>(shape: T) =>
   z.looseObject(shape).superRefine((value, ctx) => {
-    const owned = Object.keys(value).find((k) => !(k in shape) && isServerOwned(k));
+    const owned = Object.keys(value).find((k) => !Object.hasOwn(shape, k) && isServerOwned(k));
     if (owned !== undefined) ctx.addIssue({ code: 'unrecognized_keys', keys: [owned], input: value });
   });
 
@@ -47,7 +47,8 @@ export const tenantName = z
   .string()
   .min(1)
   .max(128)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
+  .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
+  .refine((t) => t !== '.' && t !== '..', 'must not be "." or ".." (a URL path resolves them away)');
 
 /** A queue name is a path segment: no '/', no control characters. */
 // '.' and '..' are refused as names that travel in paths: URL clients resolve them away.

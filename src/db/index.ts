@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { lockFolder } from './folderLock.ts';
 
 export type Prisma = InstanceType<typeof PrismaClient>;
 
@@ -59,8 +60,15 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const { PGlite } = await import('@electric-sql/pglite');
     const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
     const dataDir = opts.dataDir ?? 'memory://';
-    if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
-    const lite = await PGlite.create(dataDir);
+    let unlock = async () => {};
+    if (!dataDir.startsWith('memory://')) {
+      await mkdir(dataDir, { recursive: true });
+      unlock = await lockFolder(dataDir);
+    }
+    const lite = await PGlite.create(dataDir).catch(async (err) => {
+      await unlock();
+      throw err;
+    });
     const server = new PGLiteSocketServer({ db: lite, port: 0, host: '127.0.0.1', maxConnections: EMBEDDED_MAX_SOCKETS });
     await server.start();
     const port = (server as unknown as { port: number }).port;
@@ -68,6 +76,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     stopEmbedded = async () => {
       await server.stop();
       await lite.close();
+      await unlock();
     };
   }
   const embedded = !opts.url;

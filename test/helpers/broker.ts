@@ -22,6 +22,8 @@ export interface TestBroker {
   /** A pg pool on the broker's database, for asserting and arranging state in SQL. */
   sql: pg.Pool;
   token(o?: { tenant?: string; sub?: string; grants?: Grant[]; expiresIn?: string }): Promise<string>;
+  /** A credential of the operator tenant with the admin grant: what the admin routes take. */
+  operatorToken(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,8 @@ export interface TestBrokerOptions {
   /** Reuse a database URL (several brokers on one database); embedded mode ignores it. */
   databaseUrl?: string;
   sweeper?: boolean;
+  /** Log lines (pino JSON, level info and up) go here; none are written without it. */
+  logLines?: string[];
 }
 
 export async function startTestBroker(o: TestBrokerOptions = {}): Promise<TestBroker> {
@@ -51,7 +55,9 @@ export async function startTestBroker(o: TestBrokerOptions = {}): Promise<TestBr
   let broker: Broker;
   let address: string;
   try {
-    broker = await createBroker(config, { dataDir: 'memory://', listen: o.listen ?? false, logger: false });
+    const lines = o.logLines;
+    const logger = lines ? { level: 'info', stream: { write: (line: string) => void lines.push(line) } } : false;
+    broker = await createBroker(config, { dataDir: 'memory://', listen: o.listen ?? false, logger });
     address = await broker.start();
   } catch (err) {
     await scratch?.drop();
@@ -69,11 +75,22 @@ export async function startTestBroker(o: TestBrokerOptions = {}): Promise<TestBr
         grants: t.grants ?? ['produce', 'consume', 'read', 'admin'],
         expiresIn: t.expiresIn,
       }),
+    operatorToken: () => mintToken(SECRET, { tenant: config.QUEEN_OPERATOR_TENANT, sub: 'operator', grants: ['admin'] }),
     async close() {
       await broker.close();
       await scratch?.drop();
     },
   };
+}
+
+/** api() with the operator's credential: the admin routes. */
+export async function admin(
+  tb: TestBroker,
+  method: 'GET' | 'PUT',
+  url: string,
+  o: { body?: unknown; headers?: Record<string, string> } = {},
+) {
+  return api(tb, method, url, { ...o, token: await tb.operatorToken() });
 }
 
 /** Polls `check` until it returns a truthy value (returned) or the timeout elapses (throws). */

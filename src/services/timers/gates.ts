@@ -99,10 +99,14 @@ SELECT (SELECT count(*) FROM (SELECT 1 FROM timers WHERE tenant = $1 LIMIT $2) s
            ON t.tenant = $1 AND t.queue = i.queue AND t.timer_key = i.timer_key)::int AS existing`;
 
 /**
- * storageUsed — $1 tenant. No lock; O(the tenant's rows), so only run when a limit is set.
- * Rows: one — bytes of pending timer payloads plus log frames.
+ * storageUsed — $1 tenant. Locks: the tenant's storage lock (a transaction advisory lock), so
+ * concurrent batches of a tenant with a limit are weighed one after the other, each seeing what
+ * the ones before it committed: the limit is exact for schedules. O(the tenant's rows), so only
+ * run when a limit is set. Rows: one — bytes of pending timer payloads plus log frames.
  */
 const STORAGE_SQL = `
+SELECT pg_advisory_xact_lock(hashtextextended('queen-timers storage ' || $1, 0))`;
+const STORAGE_USED_SQL = `
 SELECT ((SELECT coalesce(sum(octet_length(payload)), 0) FROM timers WHERE tenant = $1)
       + (SELECT coalesce(sum(octet_length(payload)), 0) FROM messages WHERE tenant = $1))::float8 AS used`;
 
@@ -187,7 +191,9 @@ export async function quotaRefusal(
 export async function storageRefusal(q: Queryable, tenant: string, plan: EffectivePlan, ops: PreparedOp[]): Promise<ApiError | undefined> {
   if (plan.storageLimitBytes === 0) return undefined;
   const incoming = ops.reduce((n, op) => n + (op.kind === 'schedule' ? op.storedBytes : 0), 0);
-  const r = await q.query<{ used: number }>(STORAGE_SQL, [tenant]);
+  await q.query(STORAGE_SQL, [tenant]);
+  // A statement of its own: its snapshot is taken after the lock, so it sees the batches before.
+  const r = await q.query<{ used: number }>(STORAGE_USED_SQL, [tenant]);
   const used = Number(r.rows[0].used);
   if (used + incoming > plan.storageLimitBytes) {
     return new ApiError(
