@@ -2,11 +2,12 @@
 // (src/server.ts does), so tests drive it with inject() or listen on port 0 themselves.
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { CONTRACT_ROUTES } from './contract/index.ts';
 import { createContext, type Services } from './context.ts';
 import { ApiError } from './errors.ts';
-import { collectRoutes, dispatch, sendApiError } from './http/rest.ts';
+import { parseJsonBody } from './http/json.ts';
+import { collectRoutes, dispatch, sendApiError, type Outage } from './http/rest.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { createCaller } from './routers/_app.ts';
 
@@ -14,6 +15,9 @@ export interface AppState {
   /** The boot flag: false while migrating or draining; /api answers 503 while false. */
   ready: boolean;
 }
+
+/** A request whose JSON body had payloads: their source text by path (src/http/json.ts). */
+type RawPayloadsRequest = FastifyRequest & { rawPayloads?: Map<string, string> };
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -35,14 +39,19 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     requestTimeout: 0,
   });
 
-  // An empty body sent as application/json is a request without a body: Queen's client (and many
-  // others) send that header on every request, a DELETE included. Anything else parses as Fastify
-  // does, prototype-poisoning checks and all.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // JSON bodies go through src/http/json.ts: payloads keep their source text (stored exactly), a
+  // body that is not UTF-8 is refused naming the field, and an empty body sent as
+  // application/json is a request without a body (Queen's client, and many others, send that
+  // header on every request, a DELETE included).
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if ((body as string).trim() === '') return done(null, undefined);
-    parseJson(req, body as string, done);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    try {
+      const parsed = parseJsonBody(body as Buffer);
+      (req as RawPayloadsRequest).rawPayloads = parsed?.payloads;
+      done(null, parsed?.value);
+    } catch (err) {
+      done(err as Error, undefined);
+    }
   });
 
   const document = buildOpenApiDocument();
@@ -53,6 +62,7 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   });
 
   app.setErrorHandler((err: any, req, reply) => {
+    if (err instanceof ApiError) return sendApiError(reply, err); // the body parser's refusals
     // Errors Fastify raises before a route runs: bad JSON, oversized or mistyped bodies.
     const status = err.statusCode ?? 500;
     if (status === 413)
@@ -77,10 +87,12 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   });
 
   const routes = collectRoutes(CONTRACT_ROUTES);
+  const outage: Outage = {};
   const apiHandler = async (req: any, reply: any) =>
     dispatch(
       {
         routes,
+        outage,
         ready: () => state.ready,
         call: async (procedurePath, input, request) => {
           // Aborted when the client goes away before its response is written (a long-poll whose
@@ -89,7 +101,12 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
           reply.raw.once('close', () => {
             if (!reply.raw.writableFinished) gone.abort();
           });
-          const ctx = createContext(services, { log: request.log, authorization: request.headers.authorization, signal: gone.signal });
+          const ctx = createContext(services, {
+            log: request.log,
+            authorization: request.headers.authorization,
+            signal: gone.signal,
+            rawPayloads: (request as RawPayloadsRequest).rawPayloads,
+          });
           const caller = createCaller(ctx) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
           const [area, name] = procedurePath.split('.');
           const data = await caller[area][name](input);

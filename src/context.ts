@@ -42,6 +42,8 @@ export interface RequestContext extends Services {
   res: { status?: number; headers: Record<string, string> };
   /** Aborted when the client disconnects before its response. */
   signal: AbortSignal;
+  /** The source text of the body's payloads by path (`items.0.payload`): what push stores. */
+  rawPayloads?: Map<string, string>;
 }
 
 export interface AuthedContext extends RequestContext {
@@ -51,7 +53,7 @@ export interface AuthedContext extends RequestContext {
 /** The context of one request, built by the HTTP layer for each call. */
 export function createContext(
   services: Services,
-  request: { log: FastifyBaseLogger; authorization: string | undefined; signal: AbortSignal },
+  request: { log: FastifyBaseLogger; authorization: string | undefined; signal: AbortSignal; rawPayloads?: Map<string, string> },
 ): RequestContext {
   return { ...services, ...request, res: { headers: {} } };
 }

@@ -1,6 +1,11 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
+import { openDatabase } from '../src/db/index.ts';
+import { admin, api, startTestBroker, type TestBroker } from './helpers/broker.ts';
 
 let tb: TestBroker;
 beforeAll(async () => {
@@ -21,7 +26,7 @@ describe('operational endpoints', () => {
     try {
       const ready = await tb.broker.app.inject({ method: 'GET', url: '/ready' });
       expect(ready.statusCode).toBe(503);
-      const res = await api(tb, 'GET', '/api/v1/admin/cluster');
+      const res = await admin(tb, 'GET', '/api/v1/admin/cluster');
       expect(res.status).toBe(503);
       expect(res.headers['retry-after']).toBe('1');
       expect(res.body.code).toBe('not_ready');
@@ -61,7 +66,7 @@ describe('malformed requests', () => {
   });
 
   it('answers broken JSON with 400 invalid_json', async () => {
-    const res = await api(tb, 'PUT', '/api/v1/admin/cluster', { body: '{"produceBlocked":' });
+    const res = await admin(tb, 'PUT', '/api/v1/admin/cluster', { body: '{"produceBlocked":' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('invalid_json');
   });
@@ -80,13 +85,13 @@ describe('malformed requests', () => {
   });
 
   it('answers a JSON body that is not an object with 400', async () => {
-    const res = await api(tb, 'PUT', '/api/v1/admin/cluster', { body: '[1,2]' });
+    const res = await admin(tb, 'PUT', '/api/v1/admin/cluster', { body: '[1,2]' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_failed');
   });
 
   it('answers a non-JSON content type with 415', async () => {
-    const res = await api(tb, 'PUT', '/api/v1/admin/cluster', { body: 'produceBlocked=true', headers: { 'content-type': 'text/plain' } });
+    const res = await admin(tb, 'PUT', '/api/v1/admin/cluster', { body: 'produceBlocked=true', headers: { 'content-type': 'text/plain' } });
     expect(res.status).toBe(415);
     expect(res.body.code).toBe('unsupported_media_type');
   });
@@ -94,7 +99,7 @@ describe('malformed requests', () => {
   it('answers an oversized body with 413 body_too_large', async () => {
     const small = await startTestBroker({ env: { QUEEN_BODY_LIMIT_BYTES: '2048' } });
     try {
-      const res = await api(small, 'PUT', '/api/v1/admin/cluster', { body: { pad: 'x'.repeat(4096) } });
+      const res = await admin(small, 'PUT', '/api/v1/admin/cluster', { body: { pad: 'x'.repeat(4096) } });
       expect(res.status).toBe(413);
       expect(res.body.code).toBe('body_too_large');
     } finally {
@@ -116,11 +121,37 @@ describe('configuration', () => {
 
   it('has the contract defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ PORT: 6632, QUEEN_SWEEPER_MAX_ATTEMPTS: 5, QUEEN_DEFAULT_HORIZON_SECONDS: 90 * 24 * 3600 });
+    expect(c).toMatchObject({
+      PORT: 6632,
+      QUEEN_SWEEPER_MAX_ATTEMPTS: 5,
+      QUEEN_DEFAULT_HORIZON_SECONDS: 90 * 24 * 3600,
+      QUEEN_OPERATOR_TENANT: 'operator',
+      QUEEN_DB_STARTUP_TIMEOUT_MS: 30_000,
+    });
+  });
+
+  it('refuses two verification keys (one would be ignored) and an operator tenant named . or ..', () => {
+    expect(() => loadConfig({ QUEEN_JWT_SECRET: 'x'.repeat(32), QUEEN_JWT_PUBLIC_KEY: 'pem' })).toThrow(
+      /QUEEN_JWT_SECRET: set only one of/,
+    );
+    expect(() => loadConfig({ QUEEN_OPERATOR_TENANT: '..' })).toThrow(/QUEEN_OPERATOR_TENANT/);
   });
 });
 
 describe('input the validators cannot handle', () => {
+  it('treats ?constructor= and ?toString= as the unknown parameters they are: 400 naming them', async () => {
+    for (const [name, code] of [
+      ['constructor', 'unknown_field'],
+      ['toString', 'unknown_field'],
+      ['hasOwnProperty', 'unknown_field'],
+      ['__proto__', 'server_owned_field'], // every _-prefixed key is
+    ]) {
+      const res = await api(tb, 'GET', `/api/v1/timers/q?${name}=x`);
+      expect(res.status, name).toBe(400);
+      expect(res.body).toMatchObject({ code, field: name });
+    }
+  });
+
   it('answers a body nested thousands deep with 400, not 500', async () => {
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     const res = await api(tb, 'POST', '/api/v1/push', { body: `{"items":[{"queue":"q","payload":${deep}}]}` });
@@ -135,5 +166,27 @@ describe('input the validators cannot handle', () => {
     const nul = await api(tb, 'GET', '/api/v1/timers/q?after=%00');
     expect(nul.status).toBe(400);
     expect(nul.body.field).toBe('after');
+  });
+});
+
+describe('the embedded data folder lock', () => {
+  it('refuses a second database on a locked folder, in this process too, and takes over a lock whose broker is gone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'queen-lock-'));
+    try {
+      const folder = join(dir, 'pgdata');
+      const first = await openDatabase({ dataDir: folder });
+      await expect(openDatabase({ dataDir: folder })).rejects.toThrow(
+        new RegExp(`${folder} is in use by another broker \\(pid ${process.pid}\\)`),
+      );
+      await first.close();
+      // A broker killed with -9 leaves its lock behind: a pid that is not running frees the folder.
+      await writeFile(`${folder}.lock`, '2147483646\n');
+      const second = await openDatabase({ dataDir: folder });
+      expect((await readFile(`${folder}.lock`, 'utf8')).trim()).toBe(String(process.pid));
+      await second.close();
+      expect(existsSync(`${folder}.lock`)).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/index.ts';
 import { listMigrations, migrate, MIGRATIONS_TABLE } from '../src/db/migrate.ts';
-import { api, createScratchDatabase, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
+import { admin, createScratchDatabase, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
 import { startProxy } from './helpers/proxy.ts';
 
 /** A fresh, unmigrated database: a scratch database on the server, or an in-memory PGlite. */
@@ -110,7 +110,7 @@ describe('migrations', () => {
 });
 
 describe('a database that goes away', () => {
-  it('answers 503 database_unavailable while it is unreachable, and recovers by itself', async () => {
+  it('answers 503 database_unavailable while it is unreachable, logs the outage once at warn, and recovers by itself', async () => {
     // The broker reaches its database through a proxy the test can cut.
     let target: { url: string; close(): Promise<void> };
     if (onRealPostgres) {
@@ -123,17 +123,24 @@ describe('a database that goes away', () => {
     const u = new URL(target.url);
     const proxy = await startProxy(u.hostname, Number(u.port || 5432));
     u.host = `127.0.0.1:${proxy.port}`;
-    const tb = await startTestBroker({ databaseUrl: u.toString() });
+    const lines: string[] = [];
+    const tb = await startTestBroker({ databaseUrl: u.toString(), logLines: lines });
+    const logged = (msg: string) => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === msg);
     try {
-      expect((await api(tb, 'GET', '/api/v1/admin/cluster')).status).toBe(200);
+      expect((await admin(tb, 'GET', '/api/v1/admin/cluster')).status).toBe(200);
       await proxy.cut();
-      // A fresh tenant forces a query (the cluster flags are cached for a second).
-      const down = await api(tb, 'GET', '/api/v1/admin/tenants/t1');
-      expect(down.status).toBe(503);
-      expect(down.body.code).toBe('database_unavailable');
-      expect(down.headers['retry-after']).toBe('1');
+      // Fresh tenants force queries (the cluster flags are cached for a second).
+      for (const t of ['t1', 't2', 't3']) {
+        const down = await admin(tb, 'GET', `/api/v1/admin/tenants/${t}`);
+        expect(down.status).toBe(503);
+        expect(down.body.code).toBe('database_unavailable');
+        expect(down.headers['retry-after']).toBe('1');
+      }
       await proxy.restore();
-      await waitFor(async () => (await api(tb, 'GET', '/api/v1/admin/tenants/t1')).status === 200, { timeout: 20_000, interval: 200 });
+      await waitFor(async () => (await admin(tb, 'GET', '/api/v1/admin/tenants/t1')).status === 200, { timeout: 20_000, interval: 200 });
+      expect(logged('database unavailable: answering 503 until it is back').map((l) => l.level)).toEqual([40]);
+      expect(logged('request failed')).toEqual([]);
+      expect(logged('database reachable again')).toHaveLength(1);
     } finally {
       await tb.close();
       await proxy.close();

@@ -36,7 +36,14 @@ const queryInt = (description: string) =>
 
 // --- push ------------------------------------------------------------------------------------
 
-const jsonPayload = z.json().describe('any JSON document; stored as the exact UTF-8 bytes of its JSON text');
+/**
+ * Any JSON value: the body it came in was JSON, and what is stored is its source text
+ * (src/http/json.ts), so it is not walked again here.
+ */
+const jsonPayload = z
+  .unknown()
+  .refine((v) => v !== undefined, 'is required: any JSON value')
+  .describe('any JSON value; stored as the exact bytes sent for it (numbers, escapes, whitespace and key order kept)');
 
 export const pushItemSchema = queenObject({
   queue: queueName,

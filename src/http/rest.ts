@@ -164,8 +164,17 @@ export function fromZodError(e: ZodError): ApiError {
   return new ApiError('validation_failed', `${field}: ${issue.message}`, { field });
 }
 
+/**
+ * Whether the database is known to be away: its first 503 is logged once, at warn, and its return
+ * once, at info; the refusals in between are not logged one by one.
+ */
+export interface Outage {
+  since?: number;
+}
+
 export interface DispatchOptions {
   routes: Route[];
+  outage: Outage;
   /** The boot flag: while false every matched route answers 503 not_ready. */
   ready: () => boolean;
   call: (
@@ -205,10 +214,14 @@ export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply
     input = { ...(body as Record<string, unknown>) };
   } else {
     input = {};
-    for (const [k, v] of url.searchParams) if (!(k in input)) input[k] = v;
+    // Own keys only: `constructor`, `toString` or `__proto__` in a query string is a parameter like
+    // any other (defined, not assigned: assigning `__proto__` would set the object's prototype).
+    for (const [k, v] of url.searchParams) {
+      if (!Object.hasOwn(input, k)) Object.defineProperty(input, k, { value: v, enumerable: true, writable: true, configurable: true });
+    }
   }
   for (const [k, v] of Object.entries(params)) {
-    if (k in input) {
+    if (Object.hasOwn(input, k)) {
       return sendApiError(
         reply,
         new ApiError('unknown_field', `${k} comes from the path and cannot also be sent in the ${route.bodyInput ? 'body' : 'query'}`, {
@@ -228,13 +241,23 @@ export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply
   }
   try {
     const result = await opts.call(route.procedurePath, input, req);
+    if (opts.outage.since !== undefined) {
+      req.log.info({ outageMs: Date.now() - opts.outage.since }, 'database reachable again');
+      opts.outage.since = undefined;
+    }
     for (const [k, v] of Object.entries(result.headers)) reply.header(k, v);
     const status = result.status ?? route.def.status ?? 200;
     if (status === 204) return reply.code(204).send();
     return reply.code(status).type('application/json').send(JSON.stringify(result.data));
   } catch (err) {
     const apiErr = toApiError(err);
-    if (apiErr.status >= 500) req.log.error({ err: (apiErr.cause as Error) ?? apiErr, route: route.path }, 'request failed');
+    if (apiErr.code === 'database_unavailable') {
+      if (opts.outage.since === undefined) {
+        opts.outage.since = Date.now();
+        const cause = apiErr.cause as Error | undefined;
+        req.log.warn({ code: sqlState(cause), reason: cause?.message }, 'database unavailable: answering 503 until it is back');
+      }
+    } else if (apiErr.status >= 500) req.log.error({ err: (apiErr.cause as Error) ?? apiErr, route: route.path }, 'request failed');
     else req.log.info({ code: apiErr.code, route: route.path }, 'request refused');
     return refuse(apiErr);
   }

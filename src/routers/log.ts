@@ -21,7 +21,7 @@ import { renewLease } from '../services/log/lease.ts';
 import { commitTransaction } from '../services/log/transaction.ts';
 import type { GroupStart } from '../services/log/groups.ts';
 import { pop } from '../services/log/pop.ts';
-import { push } from '../services/log/push.ts';
+import { push, withRawPayloads } from '../services/log/push.ts';
 import { configure } from '../services/queues.ts';
 import { consumeProcedure, grantProcedure, produceProcedure, readProcedure, requireGrant, router } from '../trpc.ts';
 
@@ -107,7 +107,7 @@ export const logRouter = router({
     .meta(openapiMeta(r.push))
     .input(r.push.input)
     .output(r.push.output)
-    .mutation(({ ctx, input }) => push(ctx, ctx.principal, input.items)),
+    .mutation(({ ctx, input }) => push(ctx, ctx.principal, withRawPayloads(input.items, 'items', ctx.rawPayloads))),
 
   popQueue: consumeProcedure
     .meta(openapiMeta(r.popQueue))
@@ -159,7 +159,10 @@ export const logRouter = router({
     .output(r.transaction.output)
     .mutation(({ ctx, input }) => {
       if (input.operations.some((op) => op.type === 'ack')) requireGrant(ctx.principal, 'consume');
-      return commitTransaction(ctx, ctx.principal, input);
+      const operations = input.operations.map((op, j) =>
+        op.type === 'push' ? { ...op, items: withRawPayloads(op.items, `operations.${j}.items`, ctx.rawPayloads) } : op,
+      );
+      return commitTransaction(ctx, ctx.principal, { ...input, operations });
     }),
 
   /** Produce grant, as configure: who may create a queue may remove it. */

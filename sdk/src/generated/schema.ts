@@ -392,8 +392,8 @@ export interface components {
             queue: string;
             /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
             partition?: string;
-            /** @description any JSON document; stored as the exact UTF-8 bytes of its JSON text */
-            payload: components["schemas"]["__schema0"];
+            /** @description any JSON value; stored as the exact bytes sent for it (numbers, escapes, whitespace and key order kept) */
+            payload: unknown;
             /** @description minted (uuid) when absent; a txn already in the partition answers "duplicate" */
             transactionId?: string;
             /** @description a trace id to carry with the frame (Queen's client sends one when given a UUID); returned on pop */
@@ -453,7 +453,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         });
-        __schema0: unknown;
         TimerResult: {
             /** @constant */
             ok: true;

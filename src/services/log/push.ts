@@ -50,7 +50,14 @@ interface PushedRow extends Record<string, unknown> {
 
 const keyOf = (queue: string, partition: string, txn: string) => `${queue}\u0000${partition}\u0000${txn}`;
 
-export async function push(deps: LogDeps, caller: Caller, items: PushItem[]): Promise<PushResult[]> {
+/** A pushed item, with the source text of its payload when the HTTP layer kept it (src/http/json.ts). */
+export type SentItem = PushItem & { rawPayload?: string };
+
+/** The items of a body with their payloads' source text: `prefix` is their path (`items`). */
+export const withRawPayloads = (items: PushItem[], prefix: string, raw: Map<string, string> | undefined): SentItem[] =>
+  items.map((item, i) => ({ ...item, rawPayload: raw?.get(`${prefix}.${i}.payload`) }));
+
+export async function push(deps: LogDeps, caller: Caller, items: SentItem[]): Promise<PushResult[]> {
   // Queen answers an empty push with an empty list; there is nothing to lock or store.
   if (items.length === 0) return [];
   const pushed = await inTransaction(deps.db.pool, (tx) => appendPushed(deps, tx, caller, items, { commit: true }), {
@@ -74,7 +81,7 @@ export async function appendPushed(
   deps: LogDeps,
   tx: Queryable,
   caller: Caller,
-  items: PushItem[],
+  items: SentItem[],
   { commit }: { commit: boolean },
 ): Promise<Pushed> {
   const { tenant, sub } = caller;
@@ -83,8 +90,10 @@ export async function appendPushed(
     partition: item.partition ?? DEFAULT_PARTITION,
     txn: item.transactionId ?? randomUUID(),
     id: randomUUID(),
-    // The exact UTF-8 bytes of the JSON document; `data` on pop is these bytes parsed.
-    bytes: Buffer.from(JSON.stringify(item.payload), 'utf8') as Buffer,
+    // The bytes the client sent for the payload (its source text, from a valid UTF-8 body); a
+    // caller without a body (a test calling the service) gets the value's JSON text. `data` on
+    // pop is these bytes parsed.
+    bytes: Buffer.from(item.rawPayload ?? JSON.stringify(item.payload), 'utf8') as Buffer,
   }));
   // The stored payloads: rewritten in place once the lock has said which queues encrypt.
   const payloads: Buffer[] = rows.map((r) => r.bytes);
