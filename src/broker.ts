@@ -15,6 +15,7 @@ import { Notifier } from './notify.ts';
 import { PayloadCipher } from './payload.ts';
 import { startEmbeddedMaintenance, type Maintenance } from './db/maintenance.ts';
 import { KnownGroups } from './services/log/groups.ts';
+import { startRetention, type Retention } from './services/log/retention.ts';
 import { Waiters } from './services/log/waiters.ts';
 import { ClusterFlagsCache } from './services/cluster.ts';
 import { PendingCounts } from './services/timers/gates.ts';
@@ -30,6 +31,8 @@ export interface Broker {
   sweeper: Sweeper | undefined;
   /** Embedded only: the scheduled VACUUM/ANALYZE (src/db/maintenance.ts). */
   maintenance: Maintenance | undefined;
+  /** The log's retention passes (src/services/log/retention.ts). */
+  retention: Retention | undefined;
   /** Listens, migrates, then opens the boot flag and starts the sweeper. */
   start(): Promise<string>;
   /** Closes the boot flag, stops the sweeper (releasing its claims), closes everything. */
@@ -126,6 +129,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     db,
     sweeper: undefined,
     maintenance: undefined,
+    retention: undefined,
     async start() {
       const address = opts.listen === false ? '' : await app.listen({ port: config.PORT, host: config.HOST });
       await reachDatabase(db, config.QUEEN_DB_STARTUP_TIMEOUT_MS, app.log);
@@ -134,6 +138,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
       state.ready = true;
       if (config.QUEEN_SWEEPER_ENABLED) broker.sweeper = startSweeper(services);
       if (db.embedded) broker.maintenance = startEmbeddedMaintenance(db, config.QUEEN_EMBEDDED_MAINTENANCE_MS, app.log);
+      broker.retention = startRetention({ db, config, metrics, log: app.log });
       return address;
     },
     async close() {
@@ -141,6 +146,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
       services.notifier.drain();
       await broker.sweeper?.stop();
       await broker.maintenance?.stop();
+      await broker.retention?.stop();
       await app.close();
       services.waiters.stop();
       await services.notifier.stop();

@@ -46,6 +46,12 @@ export const configSchema = z
     QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0),
     /** Request body limit; the largest legal batch is 256 ops of 1 MiB payloads, base64. */
     QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024),
+    /** Retention defaults for queues that do not set their own (0 = keep); see src/services/log/retention.ts. */
+    QUEEN_DEFAULT_RETENTION_SECONDS: int(0, 0),
+    QUEEN_DEFAULT_COMPLETED_RETENTION_SECONDS: int(0, 0),
+    /** How often a broker runs a retention pass, and how many frames it deletes per partition and pass. */
+    QUEEN_RETENTION_INTERVAL_MS: int(1_000, 10),
+    QUEEN_RETENTION_BATCH_SIZE: int(1_000, 1),
     /** How often waiting long-polls' groups are probed for work no event announced (an expired lease). */
     QUEEN_LONGPOLL_PROBE_MS: int(1_000, 10),
     /** Embedded only: how often the broker vacuums and analyses (PGlite has no autovacuum). */

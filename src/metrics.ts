@@ -38,13 +38,24 @@ export function createMetrics() {
     }),
     pending: new Gauge({
       name: 'queen_timers_pending',
-      help: 'Pending timers in the cell (sampled by the sweeper)',
+      help: "Pending timers in the cell, sampled by the sweeper every 5 s: exact up to 100000, above that PostgreSQL's row estimate (pg_class.reltuples)",
       registers: [registry],
     }),
     sweepDuration: new Histogram({
       name: 'queen_timers_sweeper_cycle_seconds',
       help: 'Duration of one sweeper pass (claim + fire)',
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    retained: new Counter({
+      name: 'queen_log_retention_deleted_total',
+      help: "Rows the log's retention deleted: frames, and the dead letters pruned with them or by age",
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    retentionLag: new Gauge({
+      name: 'queen_log_retention_lag_seconds',
+      help: 'How far behind retention is: seconds since the least recently pruned partition of a queue with retention was last visited',
       registers: [registry],
     }),
   };

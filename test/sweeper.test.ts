@@ -4,10 +4,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compress, init } from '@bokuweb/zstd-wasm';
 import { PayloadCipher } from '../src/payload.ts';
 import { claimDue, CLAIM_DUE_SQL } from '../src/sweeper/claimDue.ts';
+import { countPending, EXACT_PENDING_LIMIT } from '../src/sweeper/countPending.ts';
 import { SweeperDb } from '../src/sweeper/db.ts';
 import { fireClaimed } from '../src/sweeper/fireClaimed.ts';
 import { createSweeper, startSweeper, TIMER_DLQ_CONSUMER_GROUP, type Sweeper } from '../src/sweeper/index.ts';
-import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { acceptQueue, insertTimers, rejectQueue } from './helpers/timers.ts';
 
 const KEY = 'a'.repeat(64);
@@ -385,5 +386,20 @@ describe('the loop', () => {
                                           (SELECT count(*) FROM timers)::int + (SELECT count(*) FROM messages)::int AS total`)
     ).rows[0];
     expect(r).toEqual({ claimed: 0, total: 5000 });
+  });
+});
+
+describe('the pending gauge', () => {
+  it('counts exactly up to EXACT_PENDING_LIMIT', async () => {
+    await insertTimers(tb.sql, { count: 3, dueInMs: 3_600_000 });
+    expect(await countPending(tb.sql)).toBe(3);
+  });
+
+  it.skipIf(!onRealPostgres)('reads PostgreSQL’s estimate above it, without counting every row', async () => {
+    await insertTimers(tb.sql, { count: EXACT_PENDING_LIMIT + 20_000, dueInMs: 3_600_000 });
+    await tb.sql.query('ANALYZE timers');
+    const n = await countPending(tb.sql);
+    expect(n).toBeGreaterThan(EXACT_PENDING_LIMIT);
+    expect(Math.abs(n - (EXACT_PENDING_LIMIT + 20_000))).toBeLessThan(12_000);
   });
 });

@@ -22,11 +22,23 @@ const count = (what: string) =>
     .max(2 ** 31 - 1)
     .describe(`${what}: ${INERT}`);
 
+/** Ten years: the longest retention a queue may ask for. */
+export const RETENTION_MAX_SECONDS = 10 * 365 * 24 * 3600;
+
+const retention = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(RETENTION_MAX_SECONDS)
+    .describe(`${what}; 0 = the cell default (QUEEN_DEFAULT_*RETENTION_SECONDS), at most ten years`);
+
 /**
  * Queen's other queue options, with the defaults Queen's broker gives them. Queen's client sends
- * them on every create; they are kept per queue and answered back, and act on nothing here.
+ * them on every create; they are kept per queue (queues.queen_options) and answered back. The
+ * retention ones act (src/services/log/retention.ts); the others act on nothing here.
  */
-export const INERT_QUEUE_OPTIONS = {
+export const QUEEN_QUEUE_OPTIONS = {
   priority: 0,
   delayedProcessing: 0,
   windowBuffer: 0,
@@ -42,23 +54,23 @@ export const INERT_QUEUE_OPTIONS = {
   dedupWindowSeconds: 3600,
 } as const;
 
-const inertOptions = {
+const queenOptions = {
   priority: count('priority among queues'),
   delayedProcessing: count('seconds a frame stays invisible after push'),
   windowBuffer: count('seconds frames are held back to batch'),
   maxSize: count('frames the queue may hold'),
-  retentionSeconds: count('seconds frames are kept'),
-  completedRetentionSeconds: count('seconds completed frames are kept'),
-  retentionEnabled: z.boolean().describe(`retention: ${INERT}`),
+  retentionSeconds: retention('seconds a frame is kept, consumed or not'),
+  completedRetentionSeconds: retention('seconds a frame is kept once every consumer group has passed it'),
+  retentionEnabled: z.boolean().describe('false: no retention for this queue, whatever the cell defaults say'),
   retryDelay: count('milliseconds before a failed frame is redelivered'),
   ttl: count('seconds a frame lives'),
   deadLetterQueue: z.boolean().describe(`dead-lettering (always on here): ${INERT}`),
   dlqAfterMaxRetries: z.boolean().describe(`dead-letter after retryLimit (always, here): ${INERT}`),
   maxWaitTimeSeconds: count('seconds a frame may wait'),
   dedupWindowSeconds: count('seconds the txn dedupe lasts (forever, here)'),
-} satisfies Record<keyof typeof INERT_QUEUE_OPTIONS, z.ZodType>;
+} satisfies Record<keyof typeof QUEEN_QUEUE_OPTIONS, z.ZodType>;
 
-export const queueOptionsSchema = z.object({ ...actingOptions, ...inertOptions }).meta({ id: 'QueueOptions' });
+export const queueOptionsSchema = z.object({ ...actingOptions, ...queenOptions }).meta({ id: 'QueueOptions' });
 
 export type QueueOptions = z.infer<typeof queueOptionsSchema>;
 

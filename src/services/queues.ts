@@ -1,5 +1,5 @@
 // Queues and partitions: created on first use (by push or by schedule), and a queue's options.
-import { INERT_QUEUE_OPTIONS, type QueueOptions } from '../contract/queues.ts';
+import { QUEEN_QUEUE_OPTIONS, type QueueOptions } from '../contract/queues.ts';
 import type { Database } from '../db/index.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 import { ApiError } from '../errors.ts';
@@ -91,7 +91,7 @@ export async function ensurePartitions(db: Queryable, tenant: string, pairs: { q
 
 /**
  * configure — $1 tenant, $2 queue, $3 encryptionEnabled, $4 leaseTime, $5 retryLimit (each null:
- * keep), $6 namespace, $7 task (null: keep), $8 the inert Queen options given (jsonb, merged over
+ * keep), $6 namespace, $7 task (null: keep), $8 the Queen options given (jsonb, merged over
  * the stored ones). Locks: the queue row. Rows: 1, the effective configuration.
  */
 const CONFIGURE_SQL = `
@@ -115,8 +115,9 @@ export interface QueueConfiguration {
 
 /**
  * Creates the queue if missing and sets what is given (omitted: kept); answers the effective
- * configuration. encryptionEnabled, leaseTime and retryLimit act; Queen's other options
- * (INERT_QUEUE_OPTIONS) are stored as given and echoed over their Queen defaults.
+ * configuration. encryptionEnabled, leaseTime and retryLimit are columns; Queen's other options
+ * (QUEEN_QUEUE_OPTIONS; the retention ones act) are stored as given and echoed over their Queen
+ * defaults.
  */
 export async function configure(
   deps: { db: Database; cipher: PayloadCipher | undefined },
@@ -126,7 +127,7 @@ export async function configure(
 ): Promise<QueueConfiguration> {
   const { encryptionEnabled, leaseTime, retryLimit, ...rest } = input.options;
   if (encryptionEnabled && !deps.cipher) throw encryptionUnavailable(queue);
-  const inert = Object.fromEntries(Object.entries(rest).filter(([k, v]) => k in INERT_QUEUE_OPTIONS && v !== undefined));
+  const queen = Object.fromEntries(Object.entries(rest).filter(([k, v]) => Object.hasOwn(QUEEN_QUEUE_OPTIONS, k) && v !== undefined));
   return inTransaction(deps.db.pool, async (tx) => {
     await tx.query(ENSURE_QUEUES_SQL, [tenant, [queue]]);
     const r = await tx.query<{
@@ -145,7 +146,7 @@ export async function configure(
       retryLimit ?? null,
       input.namespace ?? null,
       input.task ?? null,
-      JSON.stringify(inert),
+      JSON.stringify(queen),
     ]);
     const row = r.rows[0];
     return {
@@ -153,7 +154,7 @@ export async function configure(
       namespace: row.namespace,
       task: row.task,
       options: {
-        ...INERT_QUEUE_OPTIONS,
+        ...QUEEN_QUEUE_OPTIONS,
         ...(row.queen_options as Partial<QueueOptions>),
         encryptionEnabled: row.encryption_enabled,
         leaseTime: Number(row.lease_time_seconds),

@@ -753,11 +753,11 @@ export interface components {
             windowBuffer: number;
             /** @description frames the queue may hold: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
             maxSize: number;
-            /** @description seconds frames are kept: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description seconds a frame is kept, consumed or not; 0 = the cell default (QUEEN_DEFAULT_*RETENTION_SECONDS), at most ten years */
             retentionSeconds: number;
-            /** @description seconds completed frames are kept: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description seconds a frame is kept once every consumer group has passed it; 0 = the cell default (QUEEN_DEFAULT_*RETENTION_SECONDS), at most ten years */
             completedRetentionSeconds: number;
-            /** @description retention: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description false: no retention for this queue, whatever the cell defaults say */
             retentionEnabled: boolean;
             /** @description milliseconds before a failed frame is redelivered: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
             retryDelay: number;
@@ -1457,11 +1457,11 @@ export interface operations {
                         windowBuffer?: number;
                         /** @description frames the queue may hold: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
                         maxSize?: number;
-                        /** @description seconds frames are kept: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description seconds a frame is kept, consumed or not; 0 = the cell default (QUEEN_DEFAULT_*RETENTION_SECONDS), at most ten years */
                         retentionSeconds?: number;
-                        /** @description seconds completed frames are kept: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description seconds a frame is kept once every consumer group has passed it; 0 = the cell default (QUEEN_DEFAULT_*RETENTION_SECONDS), at most ten years */
                         completedRetentionSeconds?: number;
-                        /** @description retention: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description false: no retention for this queue, whatever the cell defaults say */
                         retentionEnabled?: boolean;
                         /** @description milliseconds before a failed frame is redelivered: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
                         retryDelay?: number;

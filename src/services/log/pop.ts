@@ -21,7 +21,7 @@ import { registerGroup, type GroupStart } from './groups.ts';
 
 /** Payload bytes one pop hands out at most (the first frame always goes): 16 MiB. */
 export const POP_BATCH_BYTES = 16 * 1024 * 1024;
-/** Partitions one pop tries: one whose frames after the cursor are gone (the queue deleted under it) has nothing. */
+/** Partitions one pop tries: one whose frames after the cursor are gone (retention) has nothing, and is passed. */
 const PICK_ATTEMPTS = 3;
 
 export interface PopRequest {
@@ -101,6 +101,16 @@ taken AS (SELECT max(seq) AS end_seq FROM batch)`;
 const POPPED_ROW = `tenant = $1 AND queue = $2 AND partition = $3 AND consumer_group = $4 AND (SELECT end_seq FROM taken) IS NOT NULL`;
 
 /**
+ * A partition whose frames after the cursor are all gone (retention deleted them unconsumed):
+ * the cursor moves to its newest seq, so the partition stops being picked as one with work.
+ */
+const EMPTIED = `
+emptied AS (
+  UPDATE partition_consumers SET cursor_seq = greatest(cursor_seq, last_seq)
+   WHERE tenant = $1 AND queue = $2 AND partition = $3 AND consumer_group = $4 AND (SELECT end_seq FROM taken) IS NULL
+)`;
+
+/**
  * readAndLease — reads the batch (BATCH) and leases the partition to this consumer for the
  * queue's leaseTime, on PostgreSQL's clock, for the frames up to the batch's end (an expired
  * lease is taken over). $1..$7 as BATCH, $8 lease seconds, $9 the lease id (null: a new one; a
@@ -108,7 +118,7 @@ const POPPED_ROW = `tenant = $1 AND queue = $2 AND partition = $3 AND consumer_g
  * Rows: the batch, in seq order, each with the lease id.
  */
 export const READ_AND_LEASE_SQL = `
-WITH ${BATCH},
+WITH ${BATCH},${EMPTIED},
 leased AS (
   UPDATE partition_consumers
      SET lease_id = coalesce($9::uuid, gen_random_uuid()), lease_expires_at = now() + make_interval(secs => $8::integer),
@@ -125,7 +135,7 @@ SELECT b.*, (SELECT lease_id FROM leased) AS lease_id FROM batch b ORDER BY b.se
  * $1..$7 as BATCH. Locks: the consumer row (already held). Rows: the batch, in seq order.
  */
 export const READ_AND_COMPLETE_SQL = `
-WITH ${BATCH},
+WITH ${BATCH},${EMPTIED},
 completed AS (
   UPDATE partition_consumers
      SET cursor_seq = (SELECT end_seq FROM taken), delivered_seq = greatest(delivered_seq, (SELECT end_seq FROM taken)),
@@ -196,7 +206,7 @@ const NOTHING: Taken = { frames: [], more: false };
 /**
  * One look: picks a partition with work for the group and takes its next batch, each attempt in a
  * transaction of its own whose last statement goes out with the COMMIT. A picked partition can
- * turn out to have nothing left (its frames deleted meanwhile): then the next one is tried.
+ * turn out to have nothing left (retention deleted its frames): then the next one is tried.
  */
 async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<Taken> {
   const group = req.consumerGroup;

@@ -6,6 +6,7 @@ import type { PushItem, PushResult } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
 import { inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
+import { weighStorage } from '../timers/gates.ts';
 import { encryptionUnavailable } from '../queues.ts';
 import { append } from './append.ts';
 import type { Caller, LogDeps } from './deps.ts';
@@ -60,7 +61,8 @@ export const withRawPayloads = (items: PushItem[], prefix: string, raw: Map<stri
 export async function push(deps: LogDeps, caller: Caller, items: SentItem[]): Promise<PushResult[]> {
   // Queen answers an empty push with an empty list; there is nothing to lock or store.
   if (items.length === 0) return [];
-  const pushed = await inTransaction(deps.db.pool, (tx) => appendPushed(deps, tx, caller, items, { commit: true }), {
+  const { storageLimitBytes } = await deps.tenants.plan(caller.tenant);
+  const pushed = await inTransaction(deps.db.pool, (tx) => appendPushed(deps, tx, caller, items, { commit: true, storageLimitBytes }), {
     setup: setLocal(INDEX_PLANS),
   });
   announcePushed(deps, caller.tenant, pushed);
@@ -82,7 +84,7 @@ export async function appendPushed(
   tx: Queryable,
   caller: Caller,
   items: SentItem[],
-  { commit }: { commit: boolean },
+  { commit, storageLimitBytes }: { commit: boolean; storageLimitBytes: number },
 ): Promise<Pushed> {
   const { tenant, sub } = caller;
   const rows = items.map((item) => ({
@@ -95,6 +97,15 @@ export async function appendPushed(
     // pop is these bytes parsed.
     bytes: Buffer.from(item.rawPayload ?? JSON.stringify(item.payload), 'utf8') as Buffer,
   }));
+  // The storage gate binds pushes as it binds schedules (frames count toward the limit).
+  const refusal = await weighStorage(
+    tx,
+    tenant,
+    storageLimitBytes,
+    rows.reduce((n, r) => n + r.bytes.length, 0),
+    'this push',
+  );
+  if (refusal) throw refusal;
   // The stored payloads: rewritten in place once the lock has said which queues encrypt.
   const payloads: Buffer[] = rows.map((r) => r.bytes);
   const encrypted = rows.map(() => false);

@@ -44,6 +44,7 @@ export async function commitTransaction(
       : [],
   );
   const leases = [...new Set((req.requiredLeases ?? []).map((l) => l.toLowerCase()))];
+  const { storageLimitBytes } = await deps.tenants.plan(caller.tenant);
   const done = await inTransaction(
     deps.db.pool,
     async (tx) => {
@@ -65,7 +66,7 @@ export async function commitTransaction(
         tx,
         caller,
         pushes.map((p) => p.item),
-        { commit: false },
+        { commit: false, storageLimitBytes },
       );
       const judged = await judge(
         tx,

@@ -189,17 +189,31 @@ export async function quotaRefusal(
 }
 
 export async function storageRefusal(q: Queryable, tenant: string, plan: EffectivePlan, ops: PreparedOp[]): Promise<ApiError | undefined> {
-  if (plan.storageLimitBytes === 0) return undefined;
   const incoming = ops.reduce((n, op) => n + (op.kind === 'schedule' ? op.storedBytes : 0), 0);
+  return weighStorage(q, tenant, plan.storageLimitBytes, incoming, 'this batch');
+}
+
+/**
+ * The storage gate, for schedules and pushes alike: 403 storage_limit_exceeded when the tenant's
+ * stored bytes plus `incoming` would pass `limit` (0: no limit, nothing read). Weighed under the
+ * tenant's storage lock, so concurrent writers are weighed one after the other.
+ */
+export async function weighStorage(
+  q: Queryable,
+  tenant: string,
+  limit: number,
+  incoming: number,
+  what: string,
+): Promise<ApiError | undefined> {
+  if (limit === 0) return undefined;
   await q.query(STORAGE_SQL, [tenant]);
-  // A statement of its own: its snapshot is taken after the lock, so it sees the batches before.
-  const r = await q.query<{ used: number }>(STORAGE_USED_SQL, [tenant]);
-  const used = Number(r.rows[0].used);
-  if (used + incoming > plan.storageLimitBytes) {
+  // A statement of its own: its snapshot is taken after the lock, so it sees the writes before.
+  const used = Number((await q.query<{ used: number }>(STORAGE_USED_SQL, [tenant])).rows[0].used);
+  if (used + incoming > limit) {
     return new ApiError(
       'storage_limit_exceeded',
-      `the tenant stores ${used} bytes; this batch adds ${incoming}, over the plan's storage limit of ${plan.storageLimitBytes} bytes`,
-      { storageLimitBytes: plan.storageLimitBytes },
+      `the tenant stores ${used} bytes; ${what} adds ${incoming}, over the plan's storage limit of ${limit} bytes`,
+      { storageLimitBytes: limit },
     );
   }
   return undefined;
