@@ -220,7 +220,79 @@ async function pings() {
   return { sent: count, pushMs: percentiles(pushMs) };
 }
 
-const jobs = { push, drain, idle, backlog, schedule, pings };
+/**
+ * The soak's steady load for `seconds`: schedules (batches of 50, delays 1–60 s) and pushes
+ * (batches of 50, 8 partitions) at fixed rates over `queues`, and `consumers` queue-mode consumers
+ * popping (batch 100, long-poll) and acking until a few seconds after the end.
+ */
+async function soak() {
+  const { seconds, schedulePerSecond, pushPerSecond, consumers, queues } = job;
+  const deadline = Date.now() + seconds * 1000;
+  const errors = {};
+  const note = (k) => (errors[k] = (errors[k] ?? 0) + 1);
+  const counts = { scheduled: 0, pushed: 0, received: 0 };
+  const paced = async (perSecond, fn) => {
+    if (perSecond <= 0) return;
+    const interval = (1000 * 50) / perSecond;
+    let next = Date.now();
+    while (Date.now() < deadline) {
+      await fn();
+      next += interval;
+      const wait = next - Date.now();
+      if (wait > 0) await sleep(wait);
+    }
+  };
+  let k = 0;
+  const scheduler = paced(schedulePerSecond, async () => {
+    const operations = Array.from({ length: 50 }, () => {
+      const i = k++;
+      return {
+        op: 'schedule',
+        queue: queues[i % queues.length],
+        timerKey: `soak-${i}`,
+        delayMs: 1000 + ((i * 7919) % 59000),
+        payload: 'eyJzIjoxfQ==',
+      };
+    });
+    const r = await call('POST', '/api/v1/timers', { operations });
+    if (r.status !== 200) note(`schedule ${r.status}`);
+    else counts.scheduled += operations.length;
+  });
+  let p = 0;
+  const pusher = paced(pushPerSecond, async () => {
+    const items = Array.from({ length: 50 }, () => {
+      const i = p++;
+      return { queue: queues[i % queues.length], partition: `p${i % 8}`, payload: { n: i } };
+    });
+    const r = await call('POST', '/api/v1/push', { items });
+    if (r.status !== 201) note(`push ${r.status}`);
+    else counts.pushed += items.length;
+  });
+  const consumer = async (c) => {
+    const queue = queues[c % queues.length];
+    while (Date.now() < deadline + 5000) {
+      const r = await call('GET', `/api/v1/pop/queue/${queue}?batch=100&wait=true&timeout=1000`);
+      if (r.status === 204) continue;
+      if (r.status !== 200) {
+        note(`pop ${r.status}`);
+        await sleep(100);
+        continue;
+      }
+      counts.received += r.body.messages.length;
+      const acknowledgments = r.body.messages.map((f) => ({
+        transactionId: f.transactionId,
+        partitionId: f.partitionId,
+        leaseId: f.leaseId,
+      }));
+      const a = await call('POST', '/api/v1/ack/batch', { acknowledgments });
+      if (a.status !== 200) note(`ack ${a.status}`);
+    }
+  };
+  await Promise.all([scheduler, pusher, ...Array.from({ length: consumers }, (_, c) => consumer(c))]);
+  return { ...counts, errors };
+}
+
+const jobs = { push, drain, idle, backlog, schedule, pings, soak };
 jobs[job.kind]().then(
   (result) => {
     process.stdout.write(JSON.stringify(result) + '\n');

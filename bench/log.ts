@@ -31,11 +31,11 @@ export interface LogBenchContext {
   base: string;
   secret: string;
   emit: (o: Record<string, unknown>) => void;
-  trickle: (queueLoad: () => Promise<unknown>) => Promise<void>;
+  trickle: (queueLoad: () => Promise<unknown>) => Promise<unknown>;
 }
 
 /** Runs one job of bench/client.mjs in a child process; resolves with its JSON result. */
-function client(job: Record<string, unknown>): Promise<any> {
+export function client(job: Record<string, unknown>): Promise<any> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLIENT, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -54,7 +54,7 @@ function client(job: Record<string, unknown>): Promise<any> {
 }
 
 /** Empties the log between measures; each measure uses queue names of its own (the broker caches groups). */
-async function resetLog(sql: pg.Pool) {
+export async function resetLog(sql: pg.Pool) {
   const groups = (await sql.query(`SELECT to_regclass('consumer_groups') IS NOT NULL AS present`)).rows[0].present;
   await sql.query(
     `TRUNCATE messages, partition_consumers, message_deliveries, dead_letters, partitions, queues, timers${groups ? ', consumer_groups' : ''}`,

@@ -9,8 +9,14 @@
 //             from the log's created_at − deliver_at (PostgreSQL's clock)
 //   log       the log at speed: push, drain, history, partitions, ack/batch, idle long-polls and
 //             the trickle under consumer load (bench/log.ts; not in the default set)
+//   volume    schedule, peek/list and trickle on an empty table, then beside --pending=N timers
+//             (default 10,000,000) pending weeks out, and the ratios (not in the default set)
+//   soak      --minutes=N of steady schedule + fire + push + pop/ack with retention on, sampled
+//             every --sample-seconds (bench/soak.ts; not in the default set)
 // Targets (2 cores, PostgreSQL on the same box): schedule ≥ 20,000 ops/s; fire ≥ 15,000 frames/s
-// and ≥ 50% of the limit; trickle p99 ≤ 25 ms, max ≤ 100 ms.
+// and ≥ 50% of the limit; trickle p99 ≤ 25 ms, max ≤ 100 ms. Volume: schedule ≥ 0.9× and trickle
+// p99 within +5 ms of the empty table; peek and list p99 ≤ 10 ms. Soak (30 min): tables ≤ 1.2×,
+// lag p99 ≤ 1.2×, RSS ≤ 1.1× of the first 5 minutes.
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { mintToken } from '../src/auth.ts';
@@ -19,6 +25,7 @@ import { loadConfig } from '../src/config.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
 import { startSweeper } from '../src/sweeper/index.ts';
 import { measureLog } from './log.ts';
+import { measureSoak } from './soak.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, def: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? def);
@@ -49,8 +56,12 @@ async function insertTimers(sql: pg.Pool, n: number, prefix: string, dueInMs: nu
   }
 }
 
+/** The volume bench's pending timers (tenant 'bulk'): kept by reset() once loaded. */
+let bulkLoaded = false;
+
 async function reset(sql: pg.Pool) {
-  await sql.query('TRUNCATE timers, messages, dead_letters');
+  if (bulkLoaded) await sql.query(`DELETE FROM timers WHERE tenant <> 'bulk'`);
+  await sql.query(bulkLoaded ? 'TRUNCATE messages, dead_letters' : 'TRUNCATE timers, messages, dead_letters');
   await sql.query('VACUUM ANALYZE timers');
   await sql.query('VACUUM ANALYZE messages');
 }
@@ -108,7 +119,12 @@ async function measureFire(broker: Broker, sql: pg.Pool) {
  * The trickle; `load`, when given, runs beside it (started before the warm-up, awaited after)
  * and the line is emitted as `measure` with its result.
  */
-async function measureTrickle(broker: Broker, sql: pg.Pool, load?: () => Promise<unknown>, measure = 'trickle') {
+async function measureTrickle(
+  broker: Broker,
+  sql: pg.Pool,
+  load?: () => Promise<unknown>,
+  measure = 'trickle',
+): Promise<Record<string, any>> {
   if (!load) await reset(sql);
   const loaded = load?.();
   const sweeper = startSweeper(broker.services);
@@ -152,7 +168,7 @@ async function measureTrickle(broker: Broker, sql: pg.Pool, load?: () => Promise
       SELECT percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY lag) AS p, max(lag) AS max, min(lag) AS min
       FROM (SELECT extract(epoch FROM created_at - deliver_at)::float8 * 1000 AS lag FROM messages WHERE queue = 'trickle') x`)
   ).rows[0];
-  emit({
+  const line = {
     measure,
     ...(load ? { load: loadResult } : {}),
     n: TRICKLE,
@@ -161,10 +177,12 @@ async function measureTrickle(broker: Broker, sql: pg.Pool, load?: () => Promise
     p99Ms: round(q.p[2], 2),
     maxMs: round(q.max, 2),
     minMs: round(q.min, 3),
-  });
+  };
+  emit(line);
+  return line;
 }
 
-async function measureSchedule(broker: Broker, sql: pg.Pool, base: string) {
+async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Promise<Record<string, any>> {
   await reset(sql);
   const token = await mintToken(SECRET, { tenant: 'bench', sub: 'bench', grants: ['produce', 'consume', 'read', 'admin'] });
   await broker.services.tenants.ensure('bench');
@@ -189,10 +207,11 @@ async function measureSchedule(broker: Broker, sql: pg.Pool, base: string) {
   try {
     await post(bodies[0]);
   } catch (err) {
-    emit({ measure: 'schedule', skipped: (err as Error).message });
-    return;
+    const line = { measure: 'schedule', skipped: (err as Error).message };
+    emit(line);
+    return line;
   }
-  await sql.query('TRUNCATE timers');
+  await sql.query(`DELETE FROM timers WHERE tenant = 'bench'`);
   // The HTTP client runs on a worker thread so that it does not share the broker's event loop.
   const concurrency = flag('concurrency', 8);
   const started = performance.now();
@@ -205,12 +224,87 @@ async function measureSchedule(broker: Broker, sql: pg.Pool, base: string) {
     (err: Error) => err.message,
   );
   if (failed) {
-    emit({ measure: 'schedule', error: failed });
-    return;
+    const line = { measure: 'schedule', error: failed };
+    emit(line);
+    return line;
   }
   const seconds = (performance.now() - started) / 1000;
-  const n = (await sql.query('SELECT count(*)::int AS n FROM timers')).rows[0].n;
-  emit({ measure: 'schedule', n, batches, concurrency, seconds: round(seconds, 3), opsPerSec: Math.round(N / seconds) });
+  const n = (await sql.query(`SELECT count(*)::int AS n FROM timers WHERE tenant = 'bench'`)).rows[0].n;
+  const line = { measure: 'schedule', n, batches, concurrency, seconds: round(seconds, 3), opsPerSec: Math.round(N / seconds) };
+  emit(line);
+  return line;
+}
+
+/** Peeks (500, random keys) and list pages (200, random start) of the timers measureSchedule left: latency over HTTP. */
+async function measureReads(base: string): Promise<Record<string, any>> {
+  const token = await mintToken(SECRET, { tenant: 'bench', sub: 'bench', grants: ['read'] });
+  const timed = async (path: string) => {
+    const t = performance.now();
+    const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    await res.text();
+    if (res.status !== 200) throw new Error(`GET ${path} → ${res.status}`);
+    return performance.now() - t;
+  };
+  const pick = () => Math.floor(Math.random() * N);
+  const peeks: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const k = pick();
+    peeks.push(await timed(`/api/v1/timers/q${k % 8}/s${k}`));
+  }
+  const lists: number[] = [];
+  for (let i = 0; i < 200; i++) lists.push(await timed(`/api/v1/timers/q${i % 8}?limit=100&after=s${pick()}`));
+  const pct = (v: number[], p: number) => round([...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(p * v.length))], 2);
+  const line = {
+    measure: 'reads',
+    peekP50Ms: pct(peeks, 0.5),
+    peekP99Ms: pct(peeks, 0.99),
+    listP50Ms: pct(lists, 0.5),
+    listP99Ms: pct(lists, 0.99),
+  };
+  emit(line);
+  return line;
+}
+
+/**
+ * `volume --pending=N`: schedule, trickle and reads on an empty table, then again beside N timers
+ * pending 30–60 days out (tenant 'bulk', loaded in SQL), with the ratios.
+ */
+async function measureVolume(broker: Broker, sql: pg.Pool, base: string) {
+  const pending = flag('pending', 10_000_000);
+  const runAll = async () => ({
+    schedule: await measureSchedule(broker, sql, base),
+    reads: await measureReads(base),
+    trickle: await measureTrickle(broker, sql),
+  });
+  const empty = await runAll();
+  const loadStarted = performance.now();
+  for (let from = 1; from <= pending; from += 500_000) {
+    await sql.query(
+      `INSERT INTO timers (tenant, queue, partition, timer_key, deliver_at, txn, message_id, payload, producer_sub)
+       SELECT 'bulk', 'bulk-q' || (i % 16), 'Default', 'b' || i, now() + interval '30 days' + random() * interval '30 days',
+              'b' || i, gen_random_uuid(), '\\x7b226b223a317d', 'bench'
+         FROM generate_series($1::int, $2::int) AS i`,
+      [from, Math.min(pending, from + 499_999)],
+    );
+  }
+  bulkLoaded = true;
+  await sql.query('VACUUM ANALYZE timers');
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  const tableMb = (await sql.query(`SELECT pg_total_relation_size('timers')::float8 / 1048576 AS mb`)).rows[0].mb;
+  emit({ measure: 'volumeLoaded', pending, seconds: round(loadSeconds, 1), timersTableMb: Math.round(tableMb) });
+  const full = await runAll();
+  emit({
+    measure: 'volume',
+    pending,
+    scheduleOpsPerSec: [empty.schedule.opsPerSec, full.schedule.opsPerSec],
+    scheduleRatio: round(full.schedule.opsPerSec / empty.schedule.opsPerSec, 3),
+    trickleP99Ms: [empty.trickle.p99Ms, full.trickle.p99Ms],
+    trickleP99DeltaMs: round(full.trickle.p99Ms - empty.trickle.p99Ms, 2),
+    peekP99Ms: [empty.reads.peekP99Ms, full.reads.peekP99Ms],
+    listP99Ms: [empty.reads.listP99Ms, full.reads.listP99Ms],
+  });
+  await sql.query(`DELETE FROM timers WHERE tenant = 'bulk'`);
+  bulkLoaded = false;
 }
 
 const CLIENT_WORKER = `
@@ -250,7 +344,20 @@ async function main() {
       if (m === 'fire') await measureFire(broker, sql);
       else if (m === 'trickle') await measureTrickle(broker, sql);
       else if (m === 'schedule') await measureSchedule(broker, sql, base);
-      else if (m === 'log') {
+      else if (m === 'volume') await measureVolume(broker, sql, base);
+      else if (m === 'soak') {
+        await measureSoak({
+          broker,
+          sql,
+          base,
+          secret: SECRET,
+          emit,
+          minutes: flag('minutes', 30),
+          sampleSeconds: flag('sample-seconds', 60),
+          schedulePerSecond: flag('schedule-rate', 2_000),
+          pushPerSecond: flag('push-rate', 2_000),
+        });
+      } else if (m === 'log') {
         await measureLog({
           partitionPops: flag('log-pops', 200),
           broker,
