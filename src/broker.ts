@@ -13,7 +13,7 @@ import { migrate } from './db/migrate.ts';
 import { createMetrics } from './metrics.ts';
 import { Notifier } from './notify.ts';
 import { PayloadCipher } from './payload.ts';
-import { startEmbeddedMaintenance, type Maintenance } from './db/maintenance.ts';
+import { needsMaintenance, startMaintenance, type Maintenance } from './db/maintenance.ts';
 import { KnownGroups } from './services/log/groups.ts';
 import { startRetention, type Retention } from './services/log/retention.ts';
 import { Waiters } from './services/log/waiters.ts';
@@ -29,7 +29,7 @@ export interface Broker {
   state: AppState;
   db: Database;
   sweeper: Sweeper | undefined;
-  /** Embedded only: the scheduled VACUUM/ANALYZE (src/db/maintenance.ts). */
+  /** Embedded, or a server with autovacuum off: the scheduled VACUUM/ANALYZE (src/db/maintenance.ts). */
   maintenance: Maintenance | undefined;
   /** The log's retention passes (src/services/log/retention.ts). */
   retention: Retention | undefined;
@@ -137,7 +137,11 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
       await services.notifier.start(db.url);
       state.ready = true;
       if (config.QUEEN_SWEEPER_ENABLED) broker.sweeper = startSweeper(services);
-      if (db.embedded) broker.maintenance = startEmbeddedMaintenance(db, config.QUEEN_EMBEDDED_MAINTENANCE_MS, app.log);
+      if (await needsMaintenance(db)) {
+        if (!db.embedded)
+          app.log.warn('autovacuum is off on this server: the brokers vacuum their tables themselves (QUEEN_MAINTENANCE_MS)');
+        broker.maintenance = startMaintenance(db, config.QUEEN_MAINTENANCE_MS, app.log);
+      }
       broker.retention = startRetention({ db, config, metrics, log: app.log });
       return address;
     },

@@ -54,8 +54,8 @@ export const configSchema = z
     QUEEN_RETENTION_BATCH_SIZE: int(1_000, 1),
     /** How often waiting long-polls' groups are probed for work no event announced (an expired lease). */
     QUEEN_LONGPOLL_PROBE_MS: int(1_000, 10),
-    /** Embedded only: how often the broker vacuums and analyses (PGlite has no autovacuum). */
-    QUEEN_EMBEDDED_MAINTENANCE_MS: int(60_000, 1_000),
+    /** Embedded, or a server with autovacuum off: how often a broker vacuums and analyses the tables itself. */
+    QUEEN_MAINTENANCE_MS: int(30_000, 1_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .refine((c) => [c.QUEEN_JWT_SECRET, c.QUEEN_JWT_PUBLIC_KEY, c.QUEEN_JWT_JWKS_URL].filter(Boolean).length <= 1, {

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { needsMaintenance } from '../src/db/maintenance.ts';
 import { Waiter } from '../src/services/log/waiters.ts';
 import { createScratchDatabase, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { configure, pop, push } from './helpers/log.ts';
@@ -145,9 +146,15 @@ describe.skipIf(!onRealPostgres)('a database that goes away under waiting long-p
   });
 });
 
-describe.skipIf(onRealPostgres)('embedded maintenance', () => {
-  it('vacuums and analyses the log and timer tables on its schedule, since PGlite has no autovacuum', async () => {
-    const tb = await startTestBroker({ env: { QUEEN_EMBEDDED_MAINTENANCE_MS: '1000' } });
+describe('maintenance where autovacuum does not run', () => {
+  it('vacuums and analyses the log and timer tables on its schedule (embedded; a server with autovacuum off)', async () => {
+    const tb = await startTestBroker({ env: { QUEEN_MAINTENANCE_MS: '1000' } });
+    if (!(await needsMaintenance(tb.broker.db))) {
+      // A server whose autovacuum runs: the broker leaves the tables to it.
+      expect(tb.broker.maintenance).toBeUndefined();
+      await tb.close();
+      return;
+    }
     try {
       await push(tb, [{ queue: 'm', payload: 1 }]);
       const maintained = async () =>

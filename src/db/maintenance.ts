@@ -1,10 +1,12 @@
-// Housekeeping PostgreSQL's autovacuum does on a server and embedded PGlite never does: without it
-// dead row versions of the churning tables (timers, consumer cursors, verdicts) pile up forever and
-// the planner's statistics stay those of an empty database. The hot statements do not depend on
-// statistics (src/db/plans.ts), but every other query does, and dead rows cost every scan.
-// Runs only on the embedded database, on the broker's one connection, every
-// QUEEN_EMBEDDED_MAINTENANCE_MS; each run takes as long as the tables are large, and requests
-// queue behind it meanwhile.
+// Housekeeping PostgreSQL's autovacuum does, for databases where it does not run: embedded PGlite
+// (it has none) and a server whose `autovacuum` setting is off. Without it the dead row versions
+// of the churning tables (timers, consumer cursors, frames pruned by retention, failure counts)
+// pile up forever — a soak on such a server grew every table without bound and its fire lag with
+// them — and the planner's statistics stay those of an empty database. The hot statements do not
+// depend on statistics (src/db/plans.ts), but every other query does, and dead rows cost every
+// scan. Runs every QUEEN_MAINTENANCE_MS. On a server, one broker at a time (a session advisory
+// lock; the others skip that round); embedded, on the broker's one connection, and requests queue
+// behind it meanwhile. Each run takes as long as the tables have pages not yet all-visible.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from './index.ts';
 
@@ -12,22 +14,48 @@ import type { Database } from './index.ts';
 const VACUUM_ANALYZE_SQL =
   'VACUUM (ANALYZE) timers, messages, partitions, partition_consumers, message_deliveries, dead_letters, consumer_groups';
 
+/** Advisory-lock key of the maintenance run on a server ("QTVM" as ASCII). */
+export const MAINTENANCE_LOCK_KEY = 0x5154564d;
+
 export interface Maintenance {
   /** Runs one pass now (tests); resolves when it is done. */
   runOnce(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export function startEmbeddedMaintenance(db: Database, everyMs: number, log: FastifyBaseLogger): Maintenance {
+/** Whether the broker must vacuum itself: embedded, or a server with autovacuum off. */
+export async function needsMaintenance(db: Database): Promise<boolean> {
+  if (db.embedded) return true;
+  return (await db.pool.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0].autovacuum === 'off';
+}
+
+export function startMaintenance(db: Database, everyMs: number, log: FastifyBaseLogger): Maintenance {
+  const vacuum = async () => {
+    if (db.embedded) return void (await db.pool.query(VACUUM_ANALYZE_SQL));
+    // VACUUM runs outside a transaction; the lock is the session's, taken and given back on one connection.
+    const client = await db.pool.connect();
+    try {
+      const { locked } = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MAINTENANCE_LOCK_KEY]))
+        .rows[0];
+      if (!locked) return;
+      try {
+        await client.query(VACUUM_ANALYZE_SQL);
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_LOCK_KEY]);
+      }
+    } finally {
+      client.release();
+    }
+  };
   let running: Promise<void> = Promise.resolve();
   const runOnce = () => {
     running = running.then(async () => {
       const started = performance.now();
       try {
-        await db.pool.query(VACUUM_ANALYZE_SQL);
-        log.debug({ ms: Math.round(performance.now() - started) }, 'embedded maintenance: vacuumed and analysed');
+        await vacuum();
+        log.debug({ ms: Math.round(performance.now() - started) }, 'maintenance: vacuumed and analysed');
       } catch (err) {
-        log.warn({ err }, 'embedded maintenance failed; retried at the next interval');
+        log.warn({ err }, 'maintenance failed; retried at the next interval');
       }
     });
     return running;
