@@ -3,6 +3,7 @@
 // killed with pg_terminate_backend mid-run. Nothing may be lost, duplicated or delivered early.
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { guardClients } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createScratchDatabase, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
 import { spawnBroker, type BrokerProcess } from './helpers/procs.ts';
@@ -38,6 +39,8 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
     const scratch = await createScratchDatabase();
     cleanups.push(() => scratch.drop());
     const sql = new pg.Pool({ connectionString: scratch.url, max: 2 });
+    guardClients(sql);
+    sql.on('error', () => {});
     cleanups.push(() => sql.end());
     await migrate(sql);
     // Short lease: the killed broker's claims come back within 3 s instead of 30 s.
@@ -75,10 +78,15 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
     const tb = await startTestBroker({ sweeper: true });
     cleanups.push(() => tb.close());
     const killer = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    killer.on('error', () => {});
     await killer.connect();
     cleanups.push(() => killer.end());
     const dbName = new URL(tb.broker.db.url).pathname.slice(1);
     const check = new pg.Pool({ connectionString: tb.broker.db.url, max: 1, application_name: 'qt-check' });
+    // This test's own connections see the storm too (a connection being opened has no
+    // application_name yet): an 'error' on an idle one must not end the test process.
+    guardClients(check);
+    check.on('error', () => {});
     cleanups.push(() => check.end());
 
     await insertTimers(check, { count: TIMERS, dueInMs: 200, spreadMs: 3000 });
