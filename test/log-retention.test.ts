@@ -95,6 +95,21 @@ describe('retentionSeconds', () => {
     expect(c.rows).toEqual([{ caught_up: true }]);
   });
 
+  it('deletes in batches of QUEEN_RETENTION_BATCH_SIZE, another while the last came back full', async () => {
+    const other = await startTestBroker({ env: { QUEEN_RETENTION_INTERVAL_MS: '3600000', QUEEN_RETENTION_BATCH_SIZE: '2' } });
+    try {
+      await configure(other, 'hot', { retentionSeconds: 60 });
+      await push(
+        other,
+        Array.from({ length: 7 }, (_, i) => ({ queue: 'hot', payload: i })),
+      );
+      await other.sql.query(`UPDATE messages SET created_at = created_at - interval '2 minutes'`);
+      expect(await other.broker.retention!.runOnce()).toMatchObject({ partitions: 1, frames: 7 });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('retentionEnabled false keeps everything, whatever the cell defaults', async () => {
     const other = await startTestBroker({ env: { QUEEN_RETENTION_INTERVAL_MS: '3600000', QUEEN_DEFAULT_RETENTION_SECONDS: '60' } });
     try {

@@ -14,7 +14,8 @@
 // visited first (FOR UPDATE SKIP LOCKED, then marked visited, in one short statement: two brokers
 // never take the same partition in one round), then prunes each in a transaction of its
 // own that deletes at most QUEEN_RETENTION_BATCH_SIZE frames: the oldest run of expired frames, read
-// as one index range from the partition's start. A pass killed halfway deletes nothing early: each
+// as one index range from the partition's start (a full batch is followed by another, up to
+// BATCHES_PER_PARTITION). A pass killed halfway deletes nothing early: each
 // statement re-reads the ages and cursors on PostgreSQL's clock when it runs.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.ts';
@@ -24,6 +25,12 @@ import { inTransaction } from '../../db/transaction.ts';
 import type { Metrics } from '../../metrics.ts';
 
 const PARTITIONS_PER_PASS = 50;
+/**
+ * Batches one pass may delete from one partition: a partition whose batch came back full is pruned
+ * again at once (each batch its own transaction), so a hot partition — a queue's Default partition
+ * receiving the fire of every timer — is not left behind by a fixed batch per pass.
+ */
+const BATCHES_PER_PARTITION = 20;
 
 /** A queue's effective retention in seconds for one option: its own, else the cell default; off when it disabled retention. */
 const effective = (option: string, cellDefault: string) => `
@@ -145,21 +152,24 @@ export async function retainOnce(deps: RetentionDeps): Promise<RetentionPass> {
   const pass: RetentionPass = { partitions: claimed.length, frames: 0, deadLetters: 0 };
   metrics.retentionLag.set(claimed.length === 0 ? 0 : Math.max(0, claimed[0].lag_s ?? 0));
   for (const c of claimed) {
-    const r = await inTransaction(
-      deps.db.pool,
-      (tx) =>
-        tx.query<{ frames: number; dead_letters: number }>(PRUNE_PARTITION_SQL, [
-          c.tenant,
-          c.queue,
-          c.partition,
-          config.QUEEN_RETENTION_BATCH_SIZE,
-          c.retention_s,
-          c.completed_s,
-        ]),
-      { setup: setLocal(INDEX_PLANS) },
-    );
-    pass.frames += r.rows[0].frames;
-    pass.deadLetters += r.rows[0].dead_letters;
+    for (let batch = 0; batch < BATCHES_PER_PARTITION; batch++) {
+      const r = await inTransaction(
+        deps.db.pool,
+        (tx) =>
+          tx.query<{ frames: number; dead_letters: number }>(PRUNE_PARTITION_SQL, [
+            c.tenant,
+            c.queue,
+            c.partition,
+            config.QUEEN_RETENTION_BATCH_SIZE,
+            c.retention_s,
+            c.completed_s,
+          ]),
+        { setup: setLocal(INDEX_PLANS) },
+      );
+      pass.frames += r.rows[0].frames;
+      pass.deadLetters += r.rows[0].dead_letters;
+      if (r.rows[0].frames < config.QUEEN_RETENTION_BATCH_SIZE) break;
+    }
   }
   metrics.retained.inc({ kind: 'frames' }, pass.frames);
   metrics.retained.inc({ kind: 'dead_letters' }, pass.deadLetters);
