@@ -83,6 +83,11 @@ export class TenantDirectory {
     });
   }
 
+  /** The storage limit of a plan whose override is `override` (null: the cell default; 0: none). */
+  storageLimit(override: number | null): number {
+    return override ?? this.config.QUEEN_DEFAULT_STORAGE_LIMIT_BYTES;
+  }
+
   /** The payload ceiling of a plan whose override is `override` (null: the cell default). */
   payloadCeiling(override: number | null): number {
     return Math.min(PAYLOAD_CEILING_BYTES, override ?? this.config.QUEEN_DEFAULT_MAX_PAYLOAD_BYTES);

@@ -77,7 +77,7 @@ SELECT n.pid::text AS partition_id, n.queue, n.name AS partition, n.grp AS consu
 
 /** A frame's verdict for group `grp`, as columns of a lateral probe (primary key). */
 const VERDICT_OF = (grp: string) => `
- LEFT JOIN LATERAL (SELECT d.status, d.retry_count, d.lease_id::text AS verdict_lease FROM message_deliveries d
+ LEFT JOIN LATERAL (SELECT d.status, d.retry_count FROM message_deliveries d
                      WHERE d.tenant = $1 AND d.consumer_group = ${grp} AND d.message_seq = m.seq LIMIT 1) d ON true`;
 
 /**
@@ -92,7 +92,7 @@ const VERDICT_OF = (grp: string) => `
  * the table.)
  */
 export const BATCH_FRAMES_SQL = `
-SELECT k.queue, k.partition, k.grp AS consumer_group, m.seq, m.transaction_id, d.status, d.retry_count, d.verdict_lease
+SELECT k.queue, k.partition, k.grp AS consumer_group, m.seq, m.transaction_id, d.status, d.retry_count
   FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[]) AS k(queue, partition, grp, cursor_seq, end_seq)
  CROSS JOIN LATERAL (SELECT m.seq, m.transaction_id FROM messages m
                       WHERE m.tenant = $1 AND m.queue = k.queue AND m.partition = k.partition
@@ -107,7 +107,7 @@ ${VERDICT_OF('k.grp')}`;
  * $3 partitions, $4 txns, $5 groups (parallel). Locks: none. Rows: one per frame found.
  */
 export const FIND_FRAMES_SQL = `
-SELECT k.queue, k.partition, k.grp AS consumer_group, m.seq, m.transaction_id, d.status, d.retry_count, d.verdict_lease
+SELECT k.queue, k.partition, k.grp AS consumer_group, m.seq, m.transaction_id, d.status, d.retry_count
   FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS k(queue, partition, txn, grp)
  CROSS JOIN LATERAL (SELECT m.seq, m.transaction_id FROM messages m
                       WHERE m.tenant = $1 AND m.queue = k.queue AND m.partition = k.partition AND m.transaction_id = k.txn
@@ -181,7 +181,6 @@ interface FrameRow {
   transaction_id: string;
   status: AckStatus | null;
   retry_count: number | null;
-  verdict_lease: string | null;
 }
 
 /** The acks of a call on one located pair that reach past its cursor. */

@@ -27,13 +27,14 @@ export interface PartitionKey {
  * lockPartitionsForAppend — $1 tenants, $2 queues, $3 partitions (parallel arrays, distinct, in
  * key order). Locks: those partition rows, FOR UPDATE, in that order, until commit. Rows: one per
  * existing partition, with what binds a frame appended to it: its queue's encryption at rest and
- * its tenant's payload ceiling override (null: the cell default). Each row is looked up by its key
+ * its tenant's payload ceiling and storage limit overrides (null: the cell default). Each row is looked up by its key
  * (a lateral probe, whatever the statistics say).
  */
 export const LOCK_PARTITIONS_SQL = `
 SELECT k.tenant, k.queue, k.name AS partition,
        coalesce((SELECT q.encryption_enabled FROM queues q WHERE q.tenant = k.tenant AND q.name = k.queue), false) AS encrypted,
-       (SELECT t.max_payload_bytes FROM tenants t WHERE t.tenant = k.tenant) AS max_payload_bytes
+       (SELECT t.max_payload_bytes FROM tenants t WHERE t.tenant = k.tenant) AS max_payload_bytes,
+       (SELECT t.storage_limit_bytes FROM tenants t WHERE t.tenant = k.tenant)::float8 AS storage_limit_bytes
   FROM unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, queue, name)
  CROSS JOIN LATERAL (
        SELECT 1 FROM partitions p WHERE p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
@@ -44,6 +45,8 @@ export interface LockedPartition extends PartitionKey {
   encrypted: boolean;
   /** Its tenant's plan override of the payload ceiling; null: the cell default. */
   max_payload_bytes: number | null;
+  /** Its tenant's plan override of the storage limit; null: the cell default. */
+  storage_limit_bytes: number | null;
 }
 
 /**
@@ -109,7 +112,7 @@ ${s.result ?? 'SELECT * FROM appended'}`;
 
 export interface AppendOptions {
   /** Runs once the partitions are locked, before the insert: may refuse the append (throw) or rewrite the source's parameters (encrypt payloads). */
-  prepare?: (locked: LockedPartition[]) => void;
+  prepare?: (locked: LockedPartition[]) => void | Promise<void>;
   /** The insert is the transaction's last statement: it goes out with the COMMIT (commitWith). */
   commit?: boolean;
 }
@@ -152,7 +155,7 @@ export async function append<R extends Record<string, unknown>>(
     }
     locked = await lock();
   }
-  prepare?.(locked);
+  await prepare?.(locked);
   const r = commit ? await commitWith<R>(tx, appendSql(source), source.params) : await tx.query<R>(appendSql(source), source.params);
   return r.rows;
 }

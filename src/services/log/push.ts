@@ -61,8 +61,7 @@ export const withRawPayloads = (items: PushItem[], prefix: string, raw: Map<stri
 export async function push(deps: LogDeps, caller: Caller, items: SentItem[]): Promise<PushResult[]> {
   // Queen answers an empty push with an empty list; there is nothing to lock or store.
   if (items.length === 0) return [];
-  const { storageLimitBytes } = await deps.tenants.plan(caller.tenant);
-  const pushed = await inTransaction(deps.db.pool, (tx) => appendPushed(deps, tx, caller, items, { commit: true, storageLimitBytes }), {
+  const pushed = await inTransaction(deps.db.pool, (tx) => appendPushed(deps, tx, caller, items, { commit: true }), {
     setup: setLocal(INDEX_PLANS),
   });
   announcePushed(deps, caller.tenant, pushed);
@@ -84,7 +83,7 @@ export async function appendPushed(
   tx: Queryable,
   caller: Caller,
   items: SentItem[],
-  { commit, storageLimitBytes }: { commit: boolean; storageLimitBytes: number },
+  { commit }: { commit: boolean },
 ): Promise<Pushed> {
   const { tenant, sub } = caller;
   const rows = items.map((item) => ({
@@ -97,15 +96,6 @@ export async function appendPushed(
     // pop is these bytes parsed.
     bytes: Buffer.from(item.rawPayload ?? JSON.stringify(item.payload), 'utf8') as Buffer,
   }));
-  // The storage gate binds pushes as it binds schedules (frames count toward the limit).
-  const refusal = await weighStorage(
-    tx,
-    tenant,
-    storageLimitBytes,
-    rows.reduce((n, r) => n + r.bytes.length, 0),
-    'this push',
-  );
-  if (refusal) throw refusal;
   // The stored payloads: rewritten in place once the lock has said which queues encrypt.
   const payloads: Buffer[] = rows.map((r) => r.bytes);
   const encrypted = rows.map(() => false);
@@ -129,7 +119,7 @@ export async function appendPushed(
     },
     {
       commit,
-      prepare: (locked) => {
+      prepare: async (locked) => {
         // The plan's payload ceiling binds pushed messages as it binds timers (a timer becomes one).
         const maxPayloadBytes = deps.tenants.payloadCeiling(locked[0].max_payload_bytes);
         const over = rows.findIndex((r) => r.bytes.length > maxPayloadBytes);
@@ -140,6 +130,16 @@ export async function appendPushed(
             { field: `items.${over}.payload` },
           );
         }
+        // The storage gate binds pushes as it binds schedules (frames count toward the limit); the
+        // limit came with the partition lock, so a tenant without one costs no statement.
+        const refusal = await weighStorage(
+          tx,
+          tenant,
+          deps.tenants.storageLimit(locked[0].storage_limit_bytes),
+          rows.reduce((n, r) => n + r.bytes.length, 0),
+          'this push',
+        );
+        if (refusal) throw refusal;
         const encrypting = new Set(locked.filter((p) => p.encrypted).map((p) => p.queue));
         rows.forEach((r, i) => {
           if (!encrypting.has(r.queue)) return;

@@ -44,7 +44,6 @@ export async function commitTransaction(
       : [],
   );
   const leases = [...new Set((req.requiredLeases ?? []).map((l) => l.toLowerCase()))];
-  const { storageLimitBytes } = await deps.tenants.plan(caller.tenant);
   const done = await inTransaction(
     deps.db.pool,
     async (tx) => {
@@ -66,7 +65,7 @@ export async function commitTransaction(
         tx,
         caller,
         pushes.map((p) => p.item),
-        { commit: false, storageLimitBytes },
+        { commit: false },
       );
       const judged = await judge(
         tx,
