@@ -3,7 +3,10 @@
 // fixed rates, queue-mode consumers popping and acking everything) runs in a child process; the
 // broker (this process) fires with its sweeper and prunes with its retention passes
 // (completedRetentionSeconds 60 on the loaded queues). A probe timer every 50 ms, due 1–2 s later,
-// goes to a queue without retention: its frames give the fire lag over time.
+// goes to a queue nobody consumes: its frames give the fire lag over time. Its frames are kept
+// 180 s (retentionSeconds): every sample reads the lags since the previous one and keeps them, so
+// the windows' p99 do not depend on frames long pruned — and nothing in the log is kept forever,
+// as nothing would be in a deployment whose size is meant to stay flat.
 // Every sample: the size of the timers, messages, message_deliveries and partition_consumers tables
 // with their indexes, their dead tuples, the probe's fire lag p99 since the previous sample and the
 // broker's RSS (this process: the load runs elsewhere). Emits every sample, then the summary: the
@@ -53,6 +56,12 @@ export async function measureSoak(ctx: SoakContext) {
     });
     if (!res.ok) throw new Error(`configure ${queue} → ${res.status}`);
   }
+  const probeConfigured = await fetch(`${ctx.base}/api/v1/configure`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ queue: 'soak-probe', options: { retentionSeconds: 180 } }),
+  });
+  if (!probeConfigured.ok) throw new Error(`configure soak-probe → ${probeConfigured.status}`);
   const sweeper = startSweeper(broker.services);
   const seconds = ctx.minutes * 60;
   const t0 = Date.now();
@@ -81,16 +90,27 @@ export async function measureSoak(ctx: SoakContext) {
     }
   })();
 
-  const lagP99 = async (fromMs: number, toMs: number) =>
-    (
-      await sql.query(
-        `SELECT percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM created_at - deliver_at) * 1000) AS p
-           FROM messages WHERE tenant = 'bench' AND queue = 'soak-probe'
-            AND created_at >= to_timestamp($1 / 1000.0) AND created_at < to_timestamp($2 / 1000.0)`,
-        [fromMs, toMs],
-      )
-    ).rows[0].p as number | null;
+  // Every probe frame's fire lag, by when it entered the log (read once per sample).
+  const lags: { atMs: number; lagMs: number }[] = [];
+  const readLags = async (fromMs: number, toMs: number) => {
+    const r = await sql.query(
+      `SELECT (extract(epoch FROM created_at) * 1000)::float8 AS at, (extract(epoch FROM created_at - deliver_at) * 1000)::float8 AS lag
+         FROM messages WHERE tenant = 'bench' AND queue = 'soak-probe'
+          AND created_at >= to_timestamp($1 / 1000.0) AND created_at < to_timestamp($2 / 1000.0)`,
+      [fromMs, toMs],
+    );
+    const read = r.rows.map((row) => ({ atMs: row.at as number, lagMs: row.lag as number }));
+    lags.push(...read);
+    return read;
+  };
+  const p99 = (values: number[]) => {
+    if (values.length === 0) return null;
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+  };
+  const lagP99 = (fromMs: number, toMs: number) => p99(lags.filter((l) => l.atMs >= fromMs && l.atMs < toMs).map((l) => l.lagMs));
   const samples: Sample[] = [];
+  let lagsReadTo = t0;
   const sample = async (): Promise<Sample> => {
     const now = Date.now();
     const sizes = await sql.query(
@@ -105,9 +125,10 @@ export async function measureSoak(ctx: SoakContext) {
       mb,
       totalMb: round(Object.values(mb).reduce((a, b) => a + b, 0)),
       deadTuples: Object.fromEntries(sizes.rows.map((r) => [r.t, r.dead])),
-      lagP99Ms: await lagP99(samples.length ? t0 + samples[samples.length - 1].atS * 1000 : t0, now),
+      lagP99Ms: p99((await readLags(lagsReadTo, now)).map((l) => l.lagMs)),
       rssMb: round(process.memoryUsage().rss / 2 ** 20),
     };
+    lagsReadTo = now;
     samples.push(s);
     emit({ measure: 'soakSample', ...s, lagP99Ms: s.lagP99Ms === null ? null : round(s.lagP99Ms) });
     return s;
@@ -124,8 +145,8 @@ export async function measureSoak(ctx: SoakContext) {
   const windowS = Math.min(300, seconds / 3);
   const firstWindow = samples.find((s) => s.atS >= windowS) ?? samples[0];
   const last = samples[samples.length - 1];
-  const firstLag = await lagP99(t0, t0 + windowS * 1000);
-  const lastLag = await lagP99(t0 + (seconds - windowS) * 1000, t0 + seconds * 1000);
+  const firstLag = lagP99(t0, t0 + windowS * 1000);
+  const lastLag = lagP99(t0 + (seconds - windowS) * 1000, t0 + seconds * 1000);
   emit({
     measure: 'soak',
     minutes: ctx.minutes,

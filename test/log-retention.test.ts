@@ -2,8 +2,8 @@
 // completedRetentionSeconds only those every consumer group passed; dead letters and delivery rows
 // go with their frames; the storage gate counts what is left and binds pushes. Passes are run by
 // hand (the interval is an hour here); frames are aged by moving created_at back.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, startTestBroker, type TestBroker } from './helpers/broker.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { admin, onRealPostgres, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { ack, configure, deadLetters, pop, push } from './helpers/log.ts';
 
 let tb: TestBroker;
@@ -136,6 +136,46 @@ describe('retentionSeconds', () => {
       expect(res.status, `${field}=${value}`).toBe(400);
       expect(res.body).toMatchObject({ code: 'validation_failed', field: `options.${field}` });
     }
+  });
+});
+
+describe.skipIf(!onRealPostgres)('a pass cut off halfway (its connection killed, as by a broker kill or a database restart)', () => {
+  it('deletes nothing: the batch in flight rolls back, and the next pass resumes under the same rules', async () => {
+    await configure(tb, 'cut', { completedRetentionSeconds: 60 });
+    await pushed('cut', 4);
+    // The queue-mode group passed 1 and 2 (acking 2 commits both); 3 is leased; 4 was never popped.
+    const [, second] = (await pop(tb, '/api/v1/pop/queue/cut?batch=2')).body.messages;
+    await ack(tb, second);
+    await pop(tb, '/api/v1/pop/queue/cut?batch=1');
+    await age('cut', 120);
+
+    // Another session holds frame 1, so the pass's delete waits on it; then its connection is cut.
+    const holder = await tb.sql.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM messages WHERE tenant = 'acme' AND queue = 'cut' AND transaction_id = 'cut-1' FOR UPDATE`);
+      const running = pass();
+      const pid = await vi.waitFor(
+        async () => {
+          const r = await tb.sql.query(
+            `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%DELETE FROM messages m USING doomed%'`,
+          );
+          if (r.rows.length !== 1) throw new Error('the pass is not waiting yet');
+          return r.rows[0].pid as number;
+        },
+        { timeout: 30_000, interval: 20 },
+      );
+      await tb.sql.query('SELECT pg_terminate_backend($1)', [pid]);
+      await expect(running).rejects.toThrow();
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect(await left('cut')).toEqual(['cut-1', 'cut-2', 'cut-3', 'cut-4']);
+
+    // The next pass deletes what the rules allow, and still nothing ahead of the group's cursor.
+    await pass();
+    expect(await left('cut')).toEqual(['cut-3', 'cut-4']);
   });
 });
 

@@ -120,8 +120,8 @@ ${VERDICT_OF('k.grp')}`;
  * frame is: replayable); and the commits (each consumer row's new cursor, and its lease released
  * when the call says so; each row found by key, then updated by its ctid, which stays put while it
  * is locked). $1 tenant; verdicts $2 groups, $3 seqs, $4 statuses, $5 retry counts, $6 leases;
- * dead letters $7 groups, $8 seqs, $9 errors|null, $10 retry counts; commits $11 queues,
- * $12 partitions, $13 groups, $14 cursors, $15 releases (each set parallel). Locks: the delivery
+ * dead letters $7 groups, $8 queues, $9 partitions, $10 seqs, $11 errors|null, $12 retry counts;
+ * commits $13 queues, $14 partitions, $15 groups, $16 cursors, $17 releases (each set parallel). Locks: the delivery
  * rows, the new dead letters, the consumer rows (already held). Rows: none.
  */
 export const WRITE_VERDICTS_SQL = `
@@ -137,12 +137,13 @@ dead AS (
                             producer_sub, error_message, retry_count, timer_key)
   SELECT m.tenant, m.queue, m.partition, k.grp, m.id, m.transaction_id, m.payload, m.encrypted,
          m.producer_sub, k.error, k.retries, m.timer_key
-    FROM unnest($7::text[], $8::bigint[], $9::text[], $10::int[]) AS k(grp, seq, error, retries)
-   CROSS JOIN LATERAL (SELECT m.* FROM messages m WHERE m.tenant = $1 AND m.seq = k.seq LIMIT 1) m
+    FROM unnest($7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::int[]) AS k(grp, queue, partition, seq, error, retries)
+   CROSS JOIN LATERAL (SELECT m.* FROM messages m
+                        WHERE m.tenant = $1 AND m.queue = k.queue AND m.partition = k.partition AND m.seq = k.seq LIMIT 1) m
 ),
 commits AS (
   SELECT x.tid, s.cursor_seq, s.release
-    FROM unnest($11::text[], $12::text[], $13::text[], $14::bigint[], $15::boolean[]) AS s(queue, partition, grp, cursor_seq, release)
+    FROM unnest($13::text[], $14::text[], $15::text[], $16::bigint[], $17::boolean[]) AS s(queue, partition, grp, cursor_seq, release)
    CROSS JOIN LATERAL (SELECT c.ctid AS tid FROM partition_consumers c
                         WHERE c.tenant = $1 AND c.queue = s.queue AND c.partition = s.partition AND c.consumer_group = s.grp
                         LIMIT 1) x
@@ -300,7 +301,7 @@ export async function judge(
 
   // Each pair's claims commit together (./settle.ts).
   const written: { group: string; seq: number; status: AckStatus; retries: number; lease: string | null }[] = [];
-  const dead: { group: string; seq: number; error: string | null; retries: number }[] = [];
+  const dead: { group: string; queue: string; partition: string; seq: number; error: string | null; retries: number }[] = [];
   const commits: { queue: string; partition: string; group: string; cursor: number; release: boolean }[] = [];
   const released: Released[] = [];
   for (const [pair, { pc, claims }] of claimed) {
@@ -320,7 +321,7 @@ export async function judge(
       if (head.status !== 'retry') written.push({ group, seq: head.seq, status, retries, lease: pc.lease_id });
       if (status === 'dlq') {
         const error = claims.find((c) => c.seq === head.seq && c.status === head.status)!;
-        dead.push({ group, seq: head.seq, error: items[error.index].error ?? null, retries });
+        dead.push({ group, queue: pc.queue, partition: pc.partition, seq: head.seq, error: items[error.index].error ?? null, retries });
         to = head.seq;
       }
     }
@@ -352,6 +353,8 @@ export async function judge(
       written.map((w) => w.retries),
       written.map((w) => w.lease),
       dead.map((d) => d.group),
+      dead.map((d) => d.queue),
+      dead.map((d) => d.partition),
       dead.map((d) => d.seq),
       dead.map((d) => d.error),
       dead.map((d) => d.retries),

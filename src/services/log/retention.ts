@@ -92,7 +92,7 @@ doomed AS (
    WHERE h.seq < coalesce((SELECT min(k.seq) FROM head k WHERE NOT k.expired), 9223372036854775807)
 ),
 gone AS (
-  DELETE FROM messages m USING doomed d WHERE m.tenant = $1 AND m.seq = d.seq
+  DELETE FROM messages m USING doomed d WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq = d.seq
   RETURNING m.seq, m.id
 ),
 deliveries AS (
