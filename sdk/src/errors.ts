@@ -21,12 +21,12 @@ export interface QueenTimersErrorInit {
   status: number;
   code: ErrorCode;
   message: string;
-  field?: string;
-  retryAfterMs?: number;
-  hint?: string;
+  field?: string | undefined;
+  retryAfterMs?: number | undefined;
+  hint?: string | undefined;
   body?: unknown;
   cause?: unknown;
-  appliedResults?: readonly unknown[];
+  appliedResults?: readonly unknown[] | undefined;
 }
 
 export class QueenTimersError extends Error {
@@ -38,21 +38,21 @@ export class QueenTimersError extends Error {
    */
   readonly code: ErrorCode;
   /** The offending input field, when the broker named one (400s). */
-  readonly field?: string;
+  readonly field?: string | undefined;
   /** The Retry-After the broker sent (429/503), in milliseconds. */
-  readonly retryAfterMs?: number;
+  readonly retryAfterMs?: number | undefined;
   /**
    * The `x-queen-timers-hint` header: on a refused batch that contained a cancel it names the
    * route that only the boot flag can refuse — `DELETE /api/v1/timers/:queue/*timerKey`.
    */
-  readonly hint?: string;
+  readonly hint?: string | undefined;
   /** The parsed response body, if any. */
   readonly body?: unknown;
   /**
    * For `timers.batch().send()` of more than 256 ops: the verdicts of the chunks that were
    * applied before this one was refused (each chunk of ≤ 256 is its own transaction).
    */
-  readonly appliedResults?: readonly unknown[];
+  readonly appliedResults?: readonly unknown[] | undefined;
 
   constructor(init: QueenTimersErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });

@@ -15,26 +15,32 @@ export interface RetryPolicy {
    */
   maxRetryAfterMs: number;
   /** Called before each retry's sleep (logging, metrics). */
-  onRetry?: (info: { attempt: number; delayMs: number; error: QueenTimersError }) => void;
+  onRetry?: ((info: { attempt: number; delayMs: number; error: QueenTimersError }) => void) | undefined;
 }
+
+/** A client's retry settings: any of RetryPolicy's; one omitted or undefined keeps its default. */
+export type RetryOptions = { [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined };
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 5_000, maxRetryAfterMs: 30_000 };
 
+// Optional fields are typed `T | undefined` throughout the options a caller builds, so a project
+// compiled with `exactOptionalPropertyTypes` may pass `{ token: process.env.QUEEN_TOKEN }`; an
+// undefined field always means the same as an omitted one.
 export interface ClientOptions {
   /** The broker, e.g. `http://localhost:6632` (a path prefix is kept). */
   baseUrl: string;
   /** Bearer JWT, or a function returning one per request (for rotating credentials). */
-  token?: string | (() => string | Promise<string>);
+  token?: string | (() => string | Promise<string>) | undefined;
   /** A fetch implementation; default the global one (Node 20+, browsers). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Retry policy for 429, 503 and network failures, or `false` for none. */
-  retry?: Partial<RetryPolicy> | false;
+  retry?: RetryOptions | false | undefined;
   /** Extra headers on every request. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface RequestSpec {
@@ -43,7 +49,7 @@ export interface RequestSpec {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface HttpResponse<T> {
@@ -64,7 +70,7 @@ export class Http {
     if (!f) throw new TypeError('no fetch implementation: pass options.fetch (Node 20+ and browsers have one)');
     // Unbound, a browser's window.fetch throws "Illegal invocation".
     this.fetchImpl = opts.fetch ?? globalThis.fetch.bind(globalThis);
-    this.retry = opts.retry === false ? { ...DEFAULT_RETRY, maxAttempts: 1 } : { ...DEFAULT_RETRY, ...opts.retry };
+    this.retry = retryPolicy(opts.retry);
   }
 
   async request<T>(spec: RequestSpec): Promise<HttpResponse<T>> {
@@ -104,14 +110,13 @@ export class Http {
     if (token) headers.authorization = `Bearer ${token}`;
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
 
+    // Only the fields that apply (RequestInit takes no undefined under exactOptionalPropertyTypes).
+    const init: RequestInit = { method: spec.method, headers };
+    if (spec.body !== undefined) init.body = JSON.stringify(spec.body);
+    if (spec.signal) init.signal = spec.signal;
     let res: Response;
     try {
-      res = await this.fetchImpl(url, {
-        method: spec.method,
-        headers,
-        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        signal: spec.signal,
-      });
+      res = await this.fetchImpl(url, init);
     } catch (err) {
       if (spec.signal?.aborted) throw spec.signal.reason ?? err;
       throw new QueenTimersError({
@@ -164,6 +169,18 @@ export class Http {
       body,
     });
   }
+}
+
+/** The policy a client runs: `false` is one attempt; each field left undefined is the default. */
+function retryPolicy(retry: ClientOptions['retry']): RetryPolicy {
+  if (retry === false) return { ...DEFAULT_RETRY, maxAttempts: 1 };
+  return {
+    maxAttempts: retry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+    baseDelayMs: retry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
+    maxDelayMs: retry?.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
+    maxRetryAfterMs: retry?.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs,
+    onRetry: retry?.onRetry,
+  };
 }
 
 /** Retry-After is delay-seconds or an HTTP date (RFC 9110 §10.2.3). */

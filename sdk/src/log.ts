@@ -7,23 +7,23 @@ import type { AckResult, ConfigureResult, Frame, PushResult, QueueOptions } from
 
 export interface PushItem {
   queue: string;
-  partition?: string;
+  partition?: string | undefined;
   /** Any JSON value (the log's push carries JSON; timers carry bytes). */
   payload: JsonValue;
   /** Dedupe key per (queue, partition); the SDK mints a UUID when omitted, so retries are safe. */
-  transactionId?: string;
+  transactionId?: string | undefined;
 }
 
 export interface PopOptions extends CallOptions {
-  partition?: string;
+  partition?: string | undefined;
   /** Frames per pop (default 1). */
-  batch?: number;
+  batch?: number | undefined;
   /** Long-poll: wait up to `timeoutMs` for a frame instead of answering empty at once. */
-  wait?: boolean;
-  timeoutMs?: number;
+  wait?: boolean | undefined;
+  timeoutMs?: number | undefined;
   /** Default `__QUEUE_MODE__` (competing consumers). */
-  consumerGroup?: string;
-  autoAck?: boolean;
+  consumerGroup?: string | undefined;
+  autoAck?: boolean | undefined;
 }
 
 export type AckStatus = 'completed' | 'failed' | 'dlq';
@@ -32,17 +32,20 @@ export type AckStatus = 'completed' | 'failed' | 'dlq';
  * What a consume handler may return: nothing (acked `completed`), an ack status, or a status with
  * the reason kept on the dead letter. Throwing acks `failed` with the error's message.
  */
-export type HandlerVerdict = void | undefined | AckStatus | { status: AckStatus; error?: string };
+export type HandlerVerdict = void | undefined | AckStatus | { status: AckStatus; error?: string | undefined };
 
 /** A frame with its payload decoded: `bytes`, `text()`, `json()`. */
 export interface Message extends Frame, DecodedPayload {}
 
 export interface ConsumeOptions extends Omit<PopOptions, 'wait' | 'autoAck'> {
   /** Stops the loop: the pending long-poll is aborted and consume() resolves. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called when a handler throws (after the frame is acked `failed`) or a pop/ack fails. */
-  onError?: (err: unknown, message?: Message) => void;
+  onError?: ((err: unknown, message?: Message) => void) | undefined;
 }
+
+/** Queue options to change: any of QueueOptions; one omitted or undefined keeps its value. */
+export type QueueOptionsInput = { [K in keyof QueueOptions]?: QueueOptions[K] | undefined };
 
 export function decodeFrame(frame: Frame): Message {
   const decoded = decodePayload(frame.payload);
@@ -95,7 +98,7 @@ export class Log {
   async ack(
     message: Pick<Frame, 'transactionId' | 'partitionId' | 'leaseId' | 'consumerGroup'>,
     status: AckStatus = 'completed',
-    opts: CallOptions & { error?: string } = {},
+    opts: CallOptions & { error?: string | undefined } = {},
   ): Promise<AckResult> {
     const body: Record<string, unknown> = { transactionId: message.transactionId, partitionId: message.partitionId, status };
     if (message.consumerGroup && message.consumerGroup !== QUEUE_MODE) body.consumerGroup = message.consumerGroup;
@@ -106,10 +109,11 @@ export class Log {
   }
 
   /** Creates a queue or changes its options (omitted ones keep their value); answers the effective options. */
-  async configure(queue: string, options: Partial<QueueOptions> = {}, opts: CallOptions = {}): Promise<ConfigureResult> {
+  async configure(queue: string, options: QueueOptionsInput = {}, opts: CallOptions = {}): Promise<ConfigureResult> {
     const res = await this.http.request<ConfigureResult>({
       method: 'POST',
       path: '/api/v1/configure',
+      // JSON leaves undefined fields out: the broker sees only the options given.
       body: { queue, options },
       signal: opts.signal,
     });

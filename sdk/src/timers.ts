@@ -24,21 +24,21 @@ export interface ScheduleInput {
    * mints a UUID once per call, so a retry of the same call (after a 503 or a lost response)
    * carries the same txn and cannot deliver twice.
    */
-  txn?: string;
+  txn?: string | undefined;
   /** Default `Default`. */
-  partition?: string;
+  partition?: string | undefined;
 }
 
 export interface CancelOptions extends CallOptions {
   /** Echoed back in the verdict, so an `absent` can be checked against the log without a lookup. */
-  txn?: string;
+  txn?: string | undefined;
 }
 
 export interface ListOptions extends CallOptions {
   /** Exclusive keyset cursor: the previous page's `nextAfter`. */
-  after?: string;
+  after?: string | undefined;
   /** Page size; the broker clamps it to [1, 1000] (default 100). */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 export interface BatchOptions {
@@ -48,7 +48,7 @@ export interface BatchOptions {
    * quota or over storage, or while the cluster blocks produce — exactly when a cancel matters.
    * Prefer `timers.cancel()` (the DELETE route, which only the boot flag can refuse).
    */
-  allowCancelViaScheduleRoute?: boolean;
+  allowCancelViaScheduleRoute?: boolean | undefined;
 }
 
 /** Accumulates schedule and reschedule ops; `send()` posts them in order, ≤ 256 per call. */
@@ -68,7 +68,7 @@ export interface TimerBatch {
 /** A batch that may carry cancels: built only with `{ allowCancelViaScheduleRoute: true }`. */
 export interface TimerBatchWithCancel extends TimerBatch {
   /** A cancel op on the schedule route (its authorization; see BatchOptions). */
-  cancel(queue: string, timerKey: string, opts?: { txn?: string }): this;
+  cancel(queue: string, timerKey: string, opts?: { txn?: string | undefined }): this;
 }
 
 type ScheduleOperation = Extract<TimerOperation, { op: 'schedule' | 'reschedule' }>;
