@@ -1,6 +1,7 @@
 // The operator routes' wire (admin grant): tenants' plans and the cluster flags.
 import { z } from 'zod';
 import { route, tenantName } from './common.ts';
+import { clusterFlagsExample, putTenantInputExample, tenantPlanExample } from './examples.ts';
 
 const planFields = {
   maxPayloadBytes: z
@@ -31,12 +32,14 @@ export const planSchema = z
     schedulePaused: z.boolean(),
     overrides: overridesSchema,
   })
-  .meta({ id: 'TenantPlan' });
+  .meta({ id: 'TenantPlan', examples: [tenantPlanExample] });
 
 /** A tenant's plan in force: its overrides over the cell defaults. */
 export type EffectivePlan = z.infer<typeof planSchema>;
 
-export const clusterFlagsSchema = z.object({ produceBlocked: z.boolean(), sweeperPaused: z.boolean() }).meta({ id: 'ClusterFlags' });
+export const clusterFlagsSchema = z
+  .object({ produceBlocked: z.boolean(), sweeperPaused: z.boolean() })
+  .meta({ id: 'ClusterFlags', examples: [clusterFlagsExample] });
 export type ClusterFlags = z.infer<typeof clusterFlagsSchema>;
 
 const tenantPath = z.object({ tenant: tenantName });
@@ -65,7 +68,8 @@ export const adminRoutes = {
         storageLimitBytes: planFields.storageLimitBytes.optional(),
         schedulePaused: z.boolean().optional(),
       })
-      .strict(),
+      .strict()
+      .meta({ examples: [putTenantInputExample] }),
     output: planSchema,
   }),
 
@@ -83,7 +87,10 @@ export const adminRoutes = {
     path: '/api/v1/admin/cluster',
     tags: ['admin'],
     summary: 'Block produce cluster-wide, or pause the sweeper (resuming fires everything that matured meanwhile)',
-    input: z.object({ produceBlocked: z.boolean().optional(), sweeperPaused: z.boolean().optional() }).strict(),
+    input: z
+      .object({ produceBlocked: z.boolean().optional(), sweeperPaused: z.boolean().optional() })
+      .strict()
+      .meta({ examples: [clusterFlagsExample] }),
     output: clusterFlagsSchema,
   }),
 };

@@ -1,5 +1,6 @@
 // Field schemas shared by the log and timer routes, and the shape of a route of the contract.
 import { z } from 'zod';
+import { FIELD_EXAMPLES } from './examples.ts';
 
 // PostgreSQL text cannot hold NUL; other control characters are refused so keys print cleanly.
 const printable = /^[^\u0000-\u001f\u007f]*$/;
@@ -48,7 +49,8 @@ export const tenantName = z
   .min(1)
   .max(128)
   .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
-  .refine((t) => t !== '.' && t !== '..', 'must not be "." or ".." (a URL path resolves them away)');
+  .refine((t) => t !== '.' && t !== '..', 'must not be "." or ".." (a URL path resolves them away)')
+  .meta({ examples: [FIELD_EXAMPLES.tenant] });
 
 /** A queue name is a path segment: no '/', no control characters. */
 // '.' and '..' are refused as names that travel in paths: URL clients resolve them away.
@@ -57,7 +59,7 @@ const notDotSegment = (s: string) => s !== '.' && s !== '..';
 export const queueName = utf8Key(NAME_MAX_BYTES)
   .regex(/^[^/\u0000-\u001f\u007f]+$/, "must not contain '/' or control characters")
   .refine(notDotSegment, "must not be '.' or '..'")
-  .describe('queue name (created on first use); at most 256 bytes (UTF-8)');
+  .meta({ description: 'queue name (created on first use); at most 256 bytes (UTF-8)', examples: [FIELD_EXAMPLES.queue] });
 
 export const partitionName = utf8Key(NAME_MAX_BYTES)
   .regex(printable, 'must not contain control characters')
@@ -66,7 +68,10 @@ export const partitionName = utf8Key(NAME_MAX_BYTES)
 
 export const txnSchema = utf8Key(NAME_MAX_BYTES)
   .regex(printable, 'must not contain control characters')
-  .describe('transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8)');
+  .meta({
+    description: 'transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8)',
+    examples: [FIELD_EXAMPLES.txn],
+  });
 
 export const consumerGroupName = utf8Key(NAME_MAX_BYTES)
   .regex(printable, 'must not contain control characters')
@@ -74,6 +79,43 @@ export const consumerGroupName = utf8Key(NAME_MAX_BYTES)
 
 /** Base64 of the exact payload bytes. */
 export const base64Payload = z.base64().describe('the exact payload bytes, base64');
+
+/**
+ * Query-string integers: digits only (`10`, not `1e1` or `10.5`), at most fifteen of them (exact
+ * as a double). The wire is text, so the schema is a string; the document says what it means: an
+ * integer in [0, QUERY_INT_MAX], with the default the route applies when it is absent.
+ */
+export const QUERY_INT_MAX = 999_999_999_999_999;
+
+export const queryInt = (description: string, defaultValue?: number) =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, 'must be a non-negative integer')
+    .transform(Number)
+    .meta({
+      description,
+      override: ({ jsonSchema }) => {
+        delete jsonSchema.pattern;
+        Object.assign(
+          jsonSchema,
+          { type: 'integer', minimum: 0, maximum: QUERY_INT_MAX },
+          defaultValue === undefined ? {} : { default: defaultValue },
+        );
+      },
+    });
+
+/** Query-string booleans: `true`/`false` (also `1`/`0`); anything else is a 400. Absent: false. */
+export const queryBool = (description: string) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .transform((v) => v === 'true' || v === '1')
+    .meta({
+      description: `${description} (\`true\`/\`false\`, also \`1\`/\`0\`; default false)`,
+      override: ({ jsonSchema }) => {
+        delete jsonSchema.enum;
+        Object.assign(jsonSchema, { type: 'boolean', default: false });
+      },
+    });
 
 /** Instants are rendered by PostgreSQL: ISO 8601, UTC, microseconds. */
 export const instant = z.string().describe('ISO 8601 instant in UTC with microseconds, on PostgreSQL clock');

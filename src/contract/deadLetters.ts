@@ -2,6 +2,7 @@
 // attempts, as GET /api/v1/dlq lists them and POST /api/v1/dlq/:id/replay answers.
 import { z } from 'zod';
 import { instant } from './common.ts';
+import { deadLetterPageExample, replayOutputExample } from './examples.ts';
 
 export const deadLetterSchema = z
   .object({
@@ -28,7 +29,7 @@ export type DeadLetter = z.infer<typeof deadLetterSchema>;
 
 export const deadLetterPageSchema = z
   .object({ messages: z.array(deadLetterSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
-  .meta({ id: 'DeadLetterPage' });
+  .meta({ id: 'DeadLetterPage', examples: [deadLetterPageExample] });
 
 export type DeadLetterPage = z.infer<typeof deadLetterPageSchema>;
 
@@ -41,6 +42,6 @@ export const replayResultSchema = z
     transactionId: z.string().describe("the new frame's transactionId"),
     messageId: z.guid(),
   })
-  .meta({ id: 'ReplayResult' });
+  .meta({ id: 'ReplayResult', examples: [replayOutputExample] });
 
 export type ReplayResult = z.infer<typeof replayResultSchema>;

@@ -2,8 +2,9 @@
 // pop, ack, dead letters), where timers deliver. Wire shapes follow Queen: camelCase frames and
 // bodies, snake_case push results. src/services/log/ implements them; src/routers/log.ts serves them.
 import { z } from 'zod';
-import { consumerGroupName, instant, partitionName, queenObject, queueName, route, txnSchema } from './common.ts';
+import { consumerGroupName, instant, partitionName, queenObject, queryBool, queryInt, queueName, route, txnSchema } from './common.ts';
 import { deadLetterPageSchema, replayResultSchema } from './deadLetters.ts';
+import * as ex from './examples.ts';
 import { configureInput, configureResultSchema, LEASE_TIME_MAX_SECONDS } from './queues.ts';
 
 /** Queen's consumer group for competing consumers: one cursor per partition, shared. */
@@ -18,21 +19,6 @@ export const POP_TIMEOUT_DEFAULT_MS = 30_000;
 export const POP_TIMEOUT_MAX_MS = 60_000;
 export const DLQ_LIMIT_DEFAULT = 100;
 export const DLQ_LIMIT_MAX = 1000;
-
-/** Query-string booleans: `true`/`false` (also `1`/`0`). Anything else is a 400. */
-const queryBool = (description: string) =>
-  z
-    .enum(['true', 'false', '1', '0'])
-    .describe(description)
-    .transform((v) => v === 'true' || v === '1');
-
-/** Query-string integers: digits only (`10`, not `1e1` or `10.5`). */
-const queryInt = (description: string) =>
-  z
-    .string()
-    .regex(/^\d{1,15}$/, 'must be a non-negative integer')
-    .describe(description)
-    .transform(Number);
 
 // --- push ------------------------------------------------------------------------------------
 
@@ -97,27 +83,31 @@ export type Frame = z.infer<typeof frameSchema>;
  */
 const popQuery = {
   queue: queueName,
-  batch: queryInt(`frames to pop (default 1, clamped to [1, ${POP_BATCH_MAX}])`).optional(),
-  wait: queryBool('long-poll: wait for frames up to `timeout` ms').optional(),
-  timeout: queryInt(`long-poll limit in ms (default ${POP_TIMEOUT_DEFAULT_MS}, clamped to ${POP_TIMEOUT_MAX_MS})`).optional(),
+  batch: queryInt(`frames to pop at most; clamped to [1, ${POP_BATCH_MAX}], never refused`, 1).optional(),
+  wait: queryBool('long-poll: when nothing is there, wait up to `timeout` ms for frames before answering 204').optional(),
+  timeout: queryInt(
+    `long-poll limit in ms, with wait=true; longer than ${POP_TIMEOUT_MAX_MS} is clamped`,
+    POP_TIMEOUT_DEFAULT_MS,
+  ).optional(),
   consumerGroup: consumerGroupName.optional(),
   autoAck: queryBool('complete the frames as they are handed out (no lease)').optional(),
   partitions: queryInt(
-    `partitions one pop may take (default 1, clamped to [1, ${POP_PARTITIONS_MAX}]); batch caps the frames across them, all under one leaseId`,
+    `partitions one pop may take, clamped to [1, ${POP_PARTITIONS_MAX}]; batch caps the frames across them, all under one leaseId`,
+    1,
   ).optional(),
   subscriptionMode: z
     .string()
     .max(64)
-    .optional()
-    .describe("where a named group new to the queue starts: `new` after the newest frame; anything else (Queen's `all`) at the beginning"),
+    .describe("where a named group new to the queue starts: `new` after the newest frame; anything else (Queen's `all`) at the beginning")
+    .optional(),
   subscriptionFrom: z
     .string()
     .max(64)
-    .optional()
-    .describe('`now`, or an ISO instant: a new named group starts at the first frame created at or after it (unparsable: ignored)'),
+    .describe('`now`, or an ISO instant: a new named group starts at the first frame created at or after it (unparsable: ignored)')
+    .optional(),
 };
 
-const popOutput = z.object({ messages: z.array(frameSchema) }).meta({ id: 'PopResult' });
+const popOutput = z.object({ messages: z.array(frameSchema) }).meta({ id: 'PopResult', examples: [ex.popOutputExample] });
 
 const POP_DESCRIPTION =
   "FIFO per partition. A pop leases the partition to the caller for its consumer group for the queue's leaseTime: " +
@@ -152,7 +142,10 @@ const ackFields = {
     .describe('why it failed; kept on the dead letter'),
 };
 
-export const ackItemSchema = queenObject({ ...ackFields, consumerGroup: consumerGroupName.nullish() }).meta({ id: 'Ack' });
+export const ackItemSchema = queenObject({ ...ackFields, consumerGroup: consumerGroupName.nullish() }).meta({
+  id: 'Ack',
+  examples: [ex.ackInputExample],
+});
 
 export const ackResultSchema = z
   .object({
@@ -187,7 +180,7 @@ export const ackResultSchema = z
 export type AckResult = z.infer<typeof ackResultSchema>;
 
 /** Both ack routes answer Queen's top-level array: one result per acknowledgment, in request order. */
-export const ackResultsSchema = z.array(ackResultSchema).meta({ id: 'AckResults' });
+export const ackResultsSchema = z.array(ackResultSchema).meta({ id: 'AckResults', examples: [ex.ackOutputExample] });
 
 // --- transactions ----------------------------------------------------------------------------
 
@@ -222,7 +215,7 @@ export const transactionResultSchema = z
         .meta({ id: 'TransactionItemResult' }),
     ),
   })
-  .meta({ id: 'TransactionResult' });
+  .meta({ id: 'TransactionResult', examples: [ex.transactionOutputExample] });
 
 export type TransactionResult = z.infer<typeof transactionResultSchema>;
 
@@ -235,7 +228,7 @@ export const renewResultSchema = z
     newExpiresAt: instant.describe('the lease now ends here, PostgreSQL clock'),
     renewed: z.number().int().describe('partitions held under this lease'),
   })
-  .meta({ id: 'RenewResult' });
+  .meta({ id: 'RenewResult', examples: [ex.renewOutputExample] });
 
 export type RenewResult = z.infer<typeof renewResultSchema>;
 
@@ -274,8 +267,8 @@ export const logRoutes = {
       "the existing message_id. producerSub is the credential's subject. Pushing to an encrypting queue on a broker " +
       'without QUEEN_ENCRYPTION_KEY answers 503 encryption_unavailable.',
     errorResponses: [400, 401, 403, 503],
-    input: queenObject({ items: z.array(pushItemSchema).max(MAX_PUSH_ITEMS) }),
-    output: z.array(pushResultSchema),
+    input: queenObject({ items: z.array(pushItemSchema).max(MAX_PUSH_ITEMS) }).meta({ examples: [ex.pushInputExample] }),
+    output: z.array(pushResultSchema).meta({ examples: [ex.pushOutputExample] }),
     status: 201,
   }),
 
@@ -327,7 +320,7 @@ export const logRoutes = {
     input: queenObject({
       acknowledgments: z.array(ackItemSchema).min(1).max(MAX_ACKS_PER_BATCH),
       consumerGroup: consumerGroupName.nullish(),
-    }),
+    }).meta({ examples: [ex.ackBatchInputExample] }),
     output: ackResultsSchema,
   }),
 
@@ -345,7 +338,7 @@ export const logRoutes = {
     input: queenObject({
       operations: z.array(transactionOperationSchema).min(1).max(MAX_TRANSACTION_OPERATIONS),
       requiredLeases: z.array(z.guid()).max(MAX_TRANSACTION_OPERATIONS).optional(),
-    }),
+    }).meta({ examples: [ex.transactionInputExample] }),
     output: transactionResultSchema,
   }),
 
@@ -360,7 +353,9 @@ export const logRoutes = {
       'stay pending and re-create it when they fire; cancel them to withdraw them. Produce grant, as for configure.',
     errorResponses: [400, 401, 403, 503],
     input: queenObject({ queue: queueName }),
-    output: z.object({ deleted: z.boolean(), existed: z.boolean(), queue: z.string() }).meta({ id: 'DeleteQueueResult' }),
+    output: z
+      .object({ deleted: z.boolean(), existed: z.boolean(), queue: z.string() })
+      .meta({ id: 'DeleteQueueResult', examples: [ex.deleteQueueOutputExample] }),
   }),
 
   renewLease: route({
@@ -374,9 +369,9 @@ export const logRoutes = {
       'redelivered, and acking them under it is refused.',
     errorResponses: [400, 401, 403, 409, 503],
     input: queenObject({
-      leaseId: z.guid().describe('the leaseId of the pop'),
+      leaseId: z.guid().meta({ description: 'the leaseId of the pop', examples: [ex.FIELD_EXAMPLES.leaseId] }),
       seconds: z.number().int().min(1).max(LEASE_TIME_MAX_SECONDS).optional().describe("default: the queue's leaseTime"),
-    }),
+    }).meta({ examples: [ex.renewInputExample] }),
     output: renewResultSchema,
   }),
 
@@ -391,10 +386,10 @@ export const logRoutes = {
       queue: queueName.optional(),
       consumerGroup: consumerGroupName.optional(),
       partition: partitionName.optional(),
-      from: z.iso.datetime({ offset: true }).optional().describe('dead-lettered at or after this instant (ISO 8601)'),
-      to: z.iso.datetime({ offset: true }).optional().describe('dead-lettered at or before this instant (ISO 8601)'),
-      limit: queryInt(`page size (default ${DLQ_LIMIT_DEFAULT}, clamped to [1, ${DLQ_LIMIT_MAX}])`).optional(),
-      offset: queryInt('rows to skip (default 0)').optional(),
+      from: z.iso.datetime({ offset: true }).describe('dead-lettered at or after this instant (ISO 8601)').optional(),
+      to: z.iso.datetime({ offset: true }).describe('dead-lettered at or before this instant (ISO 8601)').optional(),
+      limit: queryInt(`page size, clamped to [1, ${DLQ_LIMIT_MAX}]`, DLQ_LIMIT_DEFAULT).optional(),
+      offset: queryInt('rows to skip', 0).optional(),
     }),
     output: deadLetterPageSchema,
   }),

@@ -2,6 +2,7 @@
 // broker acts on, Queen's other options (kept and echoed), namespace and task.
 import { z } from 'zod';
 import { NAME_MAX_BYTES, queenObject, queueName, utf8Key } from './common.ts';
+import { configureInputExample, configureOutputExample } from './examples.ts';
 
 /** A week: a lease longer than that is a consumer that died, not one that is slow. */
 export const LEASE_TIME_MAX_SECONDS = 7 * 24 * 3600;
@@ -86,7 +87,7 @@ export const configureResultSchema = z
     task: z.string().nullable(),
     options: queueOptionsSchema,
   })
-  .meta({ id: 'ConfigureResult' });
+  .meta({ id: 'ConfigureResult', examples: [configureOutputExample] });
 
 export type ConfigureResult = z.infer<typeof configureResultSchema>;
 
@@ -95,4 +96,4 @@ export const configureInput = queenObject({
   namespace: queenLabel('the namespace'),
   task: queenLabel('the task'),
   options: queenObject(queueOptionsSchema.partial().shape).default({}),
-});
+}).meta({ examples: [configureInputExample] });

@@ -2,6 +2,7 @@
 // and the usage meter. src/services/timers/ implements it; src/routers/timers.ts serves it.
 import { z } from 'zod';
 import { base64Payload, DEFAULT_PARTITION, instant, partitionName, queueName, route, txnSchema, utf8Key } from './common.ts';
+import * as ex from './examples.ts';
 
 export const MAX_OPS_PER_BATCH = 256;
 export const LIST_LIMIT_DEFAULT = 100;
@@ -18,7 +19,10 @@ export const TIMER_KEY_MAX_BYTES = 1024;
 export const timerKey = utf8Key(TIMER_KEY_MAX_BYTES)
   .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
   .refine((k) => !/(^|\/)\.\.?(\/|$)/.test(k), "must not contain a '.' or '..' path segment")
-  .describe("the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8)");
+  .meta({
+    description: "the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8)",
+    examples: [ex.FIELD_EXAMPLES.timerKey],
+  });
 
 const delayMs = z
   .number()
@@ -88,7 +92,7 @@ export const cancelResultSchema = z
     z.object({ ok: z.literal(false), status: z.literal('too_late'), ...resultBase, txn: z.string().nullable() }),
     z.object({ ok: z.literal(false), status: z.literal('absent'), ...resultBase, txn: z.string().nullable() }),
   ])
-  .meta({ id: 'CancelResult' });
+  .meta({ id: 'CancelResult', examples: [ex.cancelOutputExample] });
 
 export type CancelResult = z.infer<typeof cancelResultSchema>;
 
@@ -121,7 +125,7 @@ export const peekResultSchema = z
     }),
     z.object({ found: z.literal(false) }),
   ])
-  .meta({ id: 'PeekResult' });
+  .meta({ id: 'PeekResult', examples: [ex.peekOutputExample] });
 
 export type PeekResult = z.infer<typeof peekResultSchema>;
 
@@ -131,11 +135,13 @@ export const listResultSchema = z
     truncated: z.boolean().describe('true when more rows follow; pass nextAfter as after'),
     nextAfter: z.string().nullable().describe('the last timerKey of this page'),
   })
-  .meta({ id: 'TimerList' });
+  .meta({ id: 'TimerList', examples: [ex.listOutputExample] });
 
 export type ListResult = z.infer<typeof listResultSchema>;
 
-export const usageSchema = z.object({ tenant: z.string(), period: z.string(), messages: z.number().int() }).meta({ id: 'Usage' });
+export const usageSchema = z
+  .object({ tenant: z.string(), period: z.string(), messages: z.number().int() })
+  .meta({ id: 'Usage', examples: [ex.usageOutputExample] });
 export type Usage = z.infer<typeof usageSchema>;
 
 const keyPath = { queue: queueName, timerKey };
@@ -194,8 +200,10 @@ export const timerRoutes = {
       'route that only the boot flag can refuse. Ops apply in order; schedule and reschedule are one upsert on ' +
       '(queue, timerKey) that answers too_late on a claimed timer.',
     errorResponses: [400, 401, 403, 429, 503],
-    input: z.strictObject({ operations: z.array(operationSchema).min(1).max(MAX_OPS_PER_BATCH).superRefine(oneTimerPerTxn) }),
-    output: z.object({ results: z.array(timerResultSchema) }),
+    input: z
+      .strictObject({ operations: z.array(operationSchema).min(1).max(MAX_OPS_PER_BATCH).superRefine(oneTimerPerTxn) })
+      .meta({ examples: [ex.batchInputExample] }),
+    output: z.object({ results: z.array(timerResultSchema) }).meta({ examples: [ex.batchOutputExample] }),
     refusalHeaders: hintWhenCancel,
   }),
 
@@ -237,15 +245,15 @@ export const timerRoutes = {
         .string()
         .max(1024)
         .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
-        .optional()
-        .describe('exclusive cursor: the nextAfter of the previous page'),
+        .describe('exclusive cursor: the nextAfter of the previous page')
+        .optional(),
       // A string on the wire (documented as an integer), parsed by listLimit: the contract clamps
-      // limit and never rejects it.
+      // limit and never rejects it, so the document gives no bounds, only the default.
       limit: z
         .string()
         .meta({
-          description: `page size (default ${LIST_LIMIT_DEFAULT}, clamped to [1, ${LIST_LIMIT_MAX}]); empty or non-numeric → the default`,
-          override: { type: 'integer' },
+          description: `page size, clamped to [1, ${LIST_LIMIT_MAX}], never refused; empty or non-numeric → the default`,
+          override: { type: 'integer', default: LIST_LIMIT_DEFAULT },
         })
         .optional(),
     }),
@@ -262,6 +270,7 @@ export const timerRoutes = {
       period: z
         .string()
         .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be YYYY-MM')
+        .describe('calendar month, UTC, as YYYY-MM (default: the current month on PostgreSQL clock)')
         .optional(),
     }),
     output: usageSchema,

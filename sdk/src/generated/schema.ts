@@ -344,13 +344,22 @@ export interface components {
         TimerOperation: {
             /** @constant */
             op: "schedule";
-            /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+            /**
+             * @description queue name (created on first use); at most 256 bytes (UTF-8)
+             * @example reminders
+             */
             queue: string;
-            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8) */
+            /**
+             * @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8)
+             * @example trial:acme:day7
+             */
             timerKey: string;
             /** @description milliseconds from now (PostgreSQL clock); the only way to say when — no absolute instants */
             delayMs: number;
-            /** @description minted by the server when absent; every reschedule is a new message with a new txn */
+            /**
+             * @description minted by the server when absent; every reschedule is a new message with a new txn
+             * @example trial-acme-day7-v1
+             */
             txn?: string;
             /**
              * Format: base64
@@ -362,13 +371,22 @@ export interface components {
         } | {
             /** @constant */
             op: "reschedule";
-            /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+            /**
+             * @description queue name (created on first use); at most 256 bytes (UTF-8)
+             * @example reminders
+             */
             queue: string;
-            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8) */
+            /**
+             * @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8)
+             * @example trial:acme:day7
+             */
             timerKey: string;
             /** @description milliseconds from now (PostgreSQL clock); the only way to say when — no absolute instants */
             delayMs: number;
-            /** @description minted by the server when absent; every reschedule is a new message with a new txn */
+            /**
+             * @description minted by the server when absent; every reschedule is a new message with a new txn
+             * @example trial-acme-day7-v1
+             */
             txn?: string;
             /**
              * Format: base64
@@ -380,29 +398,55 @@ export interface components {
         } | {
             /** @constant */
             op: "cancel";
-            /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+            /**
+             * @description queue name (created on first use); at most 256 bytes (UTF-8)
+             * @example reminders
+             */
             queue: string;
-            /** @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8) */
+            /**
+             * @description the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8)
+             * @example trial:acme:day7
+             */
             timerKey: string;
-            /** @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8) */
+            /**
+             * @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8)
+             * @example trial-acme-day7-v1
+             */
             txn?: string;
         };
         PushItem: {
-            /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+            /**
+             * @description queue name (created on first use); at most 256 bytes (UTF-8)
+             * @example reminders
+             */
             queue: string;
             /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
             partition?: string;
             /** @description any JSON value; stored as the exact bytes sent for it (numbers, escapes, whitespace and key order kept) */
             payload: unknown;
-            /** @description minted (uuid) when absent; a txn already in the partition answers "duplicate" */
+            /**
+             * @description minted (uuid) when absent; a txn already in the partition answers "duplicate"
+             * @example trial-acme-day7-v1
+             */
             transactionId?: string;
             /** @description a trace id to carry with the frame (Queen's client sends one when given a UUID); returned on pop */
             traceId?: string | null;
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @example {
+         *       "transactionId": "tenant-42-v1",
+         *       "partitionId": "06dc8c40-3b50-4120-a49f-443de53b9b4a",
+         *       "status": "completed",
+         *       "leaseId": "8d2f64c1-93a7-4b5e-a0c2-7e1f3b9d4a68"
+         *     }
+         */
         Ack: {
-            /** @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8) */
+            /**
+             * @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8)
+             * @example trial-acme-day7-v1
+             */
             transactionId: string;
             /**
              * Format: uuid
@@ -426,7 +470,10 @@ export interface components {
         TransactionOperation: ({
             /** @constant */
             type: "ack";
-            /** @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8) */
+            /**
+             * @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8)
+             * @example trial-acme-day7-v1
+             */
             transactionId: string;
             /**
              * Format: uuid
@@ -503,145 +550,14 @@ export interface components {
             txn: string | null;
         };
         /**
-         * Bad request error (400)
-         * @description The error information
          * @example {
-         *       "code": "BAD_REQUEST",
-         *       "message": "Bad request",
-         *       "issues": []
+         *       "ok": true,
+         *       "status": "cancelled",
+         *       "queue": "reminders",
+         *       "timerKey": "trial:acme:day7",
+         *       "txn": "trial-acme-day7-v1"
          *     }
          */
-        "error.BAD_REQUEST": {
-            /**
-             * @description The error message
-             * @example Bad request
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example BAD_REQUEST
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
-        /**
-         * Unauthorized error (401)
-         * @description The error information
-         * @example {
-         *       "code": "UNAUTHORIZED",
-         *       "message": "Unauthorized",
-         *       "issues": []
-         *     }
-         */
-        "error.UNAUTHORIZED": {
-            /**
-             * @description The error message
-             * @example Unauthorized
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example UNAUTHORIZED
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
-        /**
-         * Forbidden error (403)
-         * @description The error information
-         * @example {
-         *       "code": "FORBIDDEN",
-         *       "message": "Forbidden",
-         *       "issues": []
-         *     }
-         */
-        "error.FORBIDDEN": {
-            /**
-             * @description The error message
-             * @example Forbidden
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example FORBIDDEN
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
-        /**
-         * Too many requests error (429)
-         * @description The error information
-         * @example {
-         *       "code": "TOO_MANY_REQUESTS",
-         *       "message": "Too many requests",
-         *       "issues": []
-         *     }
-         */
-        "error.TOO_MANY_REQUESTS": {
-            /**
-             * @description The error message
-             * @example Too many requests
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example TOO_MANY_REQUESTS
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
-        /**
-         * Service unavailable error (503)
-         * @description The error information
-         * @example {
-         *       "code": "SERVICE_UNAVAILABLE",
-         *       "message": "Service unavailable",
-         *       "issues": []
-         *     }
-         */
-        "error.SERVICE_UNAVAILABLE": {
-            /**
-             * @description The error message
-             * @example Service unavailable
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example SERVICE_UNAVAILABLE
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
         CancelResult: {
             /** @constant */
             ok: true;
@@ -667,6 +583,26 @@ export interface components {
             timerKey: string;
             txn: string | null;
         };
+        /**
+         * @example {
+         *       "found": true,
+         *       "queue": "reminders",
+         *       "timerKey": "trial:acme:day7",
+         *       "partition": "acme",
+         *       "deliverAt": "2026-12-07T07:59:39.193000Z",
+         *       "txn": "trial-acme-day7-v1",
+         *       "messageId": "0f7f5659-4533-4d08-8a66-85cedad3ff6c",
+         *       "payloadZstd": false,
+         *       "encrypted": false,
+         *       "producerSub": "dev",
+         *       "attempts": 0,
+         *       "lastError": null,
+         *       "claimed": false,
+         *       "createdAt": "2026-11-30T07:59:39.193000Z",
+         *       "updatedAt": "2026-11-30T07:59:39.193000Z",
+         *       "payload": "eyJraW5kIjoiZGF5NyJ9"
+         *     }
+         */
         PeekResult: {
             /** @constant */
             found: true;
@@ -695,6 +631,30 @@ export interface components {
             /** @constant */
             found: false;
         };
+        /**
+         * @example {
+         *       "rows": [
+         *         {
+         *           "queue": "reminders",
+         *           "timerKey": "trial:acme:day7",
+         *           "partition": "acme",
+         *           "deliverAt": "2026-12-07T07:59:39.193000Z",
+         *           "txn": "trial-acme-day7-v1",
+         *           "messageId": "0f7f5659-4533-4d08-8a66-85cedad3ff6c",
+         *           "payloadZstd": false,
+         *           "encrypted": false,
+         *           "producerSub": "dev",
+         *           "attempts": 0,
+         *           "lastError": null,
+         *           "claimed": false,
+         *           "createdAt": "2026-11-30T07:59:39.193000Z",
+         *           "updatedAt": "2026-11-30T07:59:39.193000Z"
+         *         }
+         *       ],
+         *       "truncated": false,
+         *       "nextAfter": "trial:acme:day7"
+         *     }
+         */
         TimerList: {
             rows: components["schemas"]["TimerRow"][];
             /** @description true when more rows follow; pass nextAfter as after */
@@ -723,11 +683,45 @@ export interface components {
             /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
             updatedAt: string;
         };
+        /**
+         * @example {
+         *       "tenant": "dev",
+         *       "period": "2026-11",
+         *       "messages": 2
+         *     }
+         */
         Usage: {
             tenant: string;
             period: string;
             messages: number;
         };
+        /**
+         * @example {
+         *       "configured": true,
+         *       "queueId": "c3a0e6d2-5b1f-4e8a-9d27-41f6b0c8e513",
+         *       "queue": "reminders",
+         *       "namespace": null,
+         *       "task": null,
+         *       "options": {
+         *         "encryptionEnabled": false,
+         *         "leaseTime": 60,
+         *         "retryLimit": 5,
+         *         "priority": 0,
+         *         "delayedProcessing": 0,
+         *         "windowBuffer": 0,
+         *         "maxSize": 0,
+         *         "retentionSeconds": 0,
+         *         "completedRetentionSeconds": 0,
+         *         "retentionEnabled": false,
+         *         "retryDelay": 1000,
+         *         "ttl": 3600,
+         *         "deadLetterQueue": true,
+         *         "dlqAfterMaxRetries": true,
+         *         "maxWaitTimeSeconds": 0,
+         *         "dedupWindowSeconds": 3600
+         *       }
+         *     }
+         */
         ConfigureResult: {
             /** @constant */
             configured: true;
@@ -786,6 +780,29 @@ export interface components {
             /** @description the queue the item went to (Queen names it so) */
             queueName: string;
         };
+        /**
+         * @example {
+         *       "messages": [
+         *         {
+         *           "id": "5f485d42-ac77-4ba9-a119-bb6ecc02c013",
+         *           "transactionId": "tenant-42-v1",
+         *           "partitionId": "06dc8c40-3b50-4120-a49f-443de53b9b4a",
+         *           "partition": "Default",
+         *           "queue": "reminders",
+         *           "consumerGroup": "__QUEUE_MODE__",
+         *           "leaseId": null,
+         *           "producerSub": "dev",
+         *           "traceId": null,
+         *           "createdAt": "2026-11-30T07:59:41.390000Z",
+         *           "payload": "eyJoZWxsbyI6IndvcmxkIn0=",
+         *           "data": {
+         *             "hello": "world"
+         *           },
+         *           "encrypted": false
+         *         }
+         *       ]
+         *     }
+         */
         PopResult: {
             messages: components["schemas"]["LogFrame"][];
         };
@@ -821,6 +838,24 @@ export interface components {
             /** @description why the payload is not readable (decryption failed); the frame is still delivered */
             error?: string;
         };
+        /**
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "success": true,
+         *         "transactionId": "tenant-42-v1",
+         *         "partitionId": "06dc8c40-3b50-4120-a49f-443de53b9b4a",
+         *         "queueName": "reminders",
+         *         "partitionName": "Default",
+         *         "consumerGroup": null,
+         *         "status": "completed",
+         *         "retryCount": 0,
+         *         "leaseReleased": true,
+         *         "dlq": false,
+         *         "acknowledgedAt": "2026-11-30T07:59:41.512000Z"
+         *       }
+         *     ]
+         */
         AckResults: components["schemas"]["AckResult"][];
         AckResult: {
             /** @description the position of the ack in the request */
@@ -862,61 +897,30 @@ export interface components {
             code?: string;
         };
         /**
-         * Not found error (404)
-         * @description The error information
          * @example {
-         *       "code": "NOT_FOUND",
-         *       "message": "Not found",
-         *       "issues": []
+         *       "transactionId": "2e9b7c14-6a3d-4f81-b0e5-93c7d1a4f268",
+         *       "success": true,
+         *       "results": [
+         *         {
+         *           "index": 0,
+         *           "type": "ack",
+         *           "success": true,
+         *           "transactionId": "tenant-42-v1",
+         *           "status": "completed",
+         *           "dlq": false
+         *         },
+         *         {
+         *           "index": 1,
+         *           "type": "push",
+         *           "success": true,
+         *           "transactionId": "email-tenant-42-v1",
+         *           "messageId": "a41c8e07-2f5b-4d96-8b3a-6e0d9f1c7b52",
+         *           "queueName": "emails",
+         *           "duplicate": false
+         *         }
+         *       ]
          *     }
          */
-        "error.NOT_FOUND": {
-            /**
-             * @description The error message
-             * @example Not found
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example NOT_FOUND
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
-        /**
-         * Conflict error (409)
-         * @description The error information
-         * @example {
-         *       "code": "CONFLICT",
-         *       "message": "Conflict",
-         *       "issues": []
-         *     }
-         */
-        "error.CONFLICT": {
-            /**
-             * @description The error message
-             * @example Conflict
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example CONFLICT
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
         TransactionResult: {
             /**
              * Format: uuid
@@ -948,11 +952,26 @@ export interface components {
             status?: "completed" | "failed" | "dlq";
             dlq?: boolean;
         };
+        /**
+         * @example {
+         *       "deleted": true,
+         *       "existed": true,
+         *       "queue": "reminders"
+         *     }
+         */
         DeleteQueueResult: {
             deleted: boolean;
             existed: boolean;
             queue: string;
         };
+        /**
+         * @example {
+         *       "leaseId": "8d2f64c1-93a7-4b5e-a0c2-7e1f3b9d4a68",
+         *       "success": true,
+         *       "newExpiresAt": "2026-11-30T08:00:41.400000Z",
+         *       "renewed": 1
+         *     }
+         */
         RenewResult: {
             /** Format: uuid */
             leaseId: string;
@@ -963,6 +982,34 @@ export interface components {
             /** @description partitions held under this lease */
             renewed: number;
         };
+        /**
+         * @example {
+         *       "messages": [
+         *         {
+         *           "id": "f0d4b6a2-8c1e-4b73-9a5d-2e7c6f3b1a09",
+         *           "queue": "reminders",
+         *           "partition": "Default",
+         *           "consumerGroup": "__QUEUE_MODE__",
+         *           "messageId": "5f485d42-ac77-4ba9-a119-bb6ecc02c013",
+         *           "transactionId": "tenant-42-v1",
+         *           "producerSub": "dev",
+         *           "errorMessage": "SMTP 451",
+         *           "retryCount": 3,
+         *           "fromTimer": false,
+         *           "timerKey": null,
+         *           "createdAt": "2026-11-30T08:04:12.077000Z",
+         *           "payload": "eyJoZWxsbyI6IndvcmxkIn0=",
+         *           "data": {
+         *             "hello": "world"
+         *           },
+         *           "encrypted": false
+         *         }
+         *       ],
+         *       "total": 1,
+         *       "limit": 100,
+         *       "offset": 0
+         *     }
+         */
         DeadLetterPage: {
             messages: components["schemas"]["DeadLetter"][];
             total: number;
@@ -993,6 +1040,16 @@ export interface components {
             encrypted: boolean;
             error?: string;
         };
+        /**
+         * @example {
+         *       "replayed": true,
+         *       "id": "f0d4b6a2-8c1e-4b73-9a5d-2e7c6f3b1a09",
+         *       "queue": "reminders",
+         *       "partition": "Default",
+         *       "transactionId": "5c8e1f3a-7b2d-4e69-a0f4-d13b6c9e8a27",
+         *       "messageId": "e6b3a9d1-4c7f-4a28-9e05-b2d8f1c6a374"
+         *     }
+         */
         ReplayResult: {
             /** @constant */
             replayed: true;
@@ -1004,6 +1061,25 @@ export interface components {
             /** Format: uuid */
             messageId: string;
         };
+        /**
+         * @example {
+         *       "tenant": "acme",
+         *       "maxPayloadBytes": 1048576,
+         *       "horizonSeconds": 2592000,
+         *       "maxPendingTimers": 1000000,
+         *       "scheduleRatePerSecond": 100000,
+         *       "storageLimitBytes": 0,
+         *       "schedulePaused": false,
+         *       "overrides": {
+         *         "maxPayloadBytes": null,
+         *         "horizonSeconds": 2592000,
+         *         "maxPendingTimers": null,
+         *         "scheduleRatePerSecond": null,
+         *         "storageLimitBytes": null,
+         *         "schedulePaused": false
+         *       }
+         *     }
+         */
         TenantPlan: {
             tenant: string;
             /** @description min(1 MiB, plan): the payload ceiling in bytes of the decoded payload */
@@ -1026,37 +1102,24 @@ export interface components {
             };
         };
         /**
-         * Internal server error error (500)
-         * @description The error information
          * @example {
-         *       "code": "INTERNAL_SERVER_ERROR",
-         *       "message": "Internal server error",
-         *       "issues": []
+         *       "produceBlocked": false,
+         *       "sweeperPaused": false
          *     }
          */
-        "error.INTERNAL_SERVER_ERROR": {
-            /**
-             * @description The error message
-             * @example Internal server error
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example INTERNAL_SERVER_ERROR
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-        };
         ClusterFlags: {
             produceBlocked: boolean;
             sweeperPaused: boolean;
         };
+        /**
+         * @example {
+         *       "ok": false,
+         *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+         *       "code": "horizon_exceeded",
+         *       "field": "operations.0.delayMs",
+         *       "horizonSeconds": 7776000
+         *     }
+         */
         Error: {
             /** @constant */
             ok: false;
@@ -1113,6 +1176,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1122,6 +1193,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1131,6 +1209,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1140,6 +1227,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "over the plan's rate of 100000 ops/s; retry after the current second",
+                     *       "code": "rate_limited",
+                     *       "scheduleRatePerSecond": 100000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1149,6 +1244,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1158,6 +1260,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1168,9 +1277,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
                 queue: string;
-                /** @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded. */
+                /**
+                 * @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded.
+                 * @example trial:acme:day7
+                 */
                 timerKey: string;
             };
             cookie?: never;
@@ -1192,6 +1307,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1201,6 +1324,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1210,6 +1340,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1219,6 +1358,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1228,6 +1374,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1236,13 +1389,23 @@ export interface operations {
     "timers-cancel": {
         parameters: {
             query?: {
+                /**
+                 * @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8)
+                 * @example trial-acme-day7-v1
+                 */
                 txn?: string;
             };
             header?: never;
             path: {
-                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
                 queue: string;
-                /** @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded. */
+                /**
+                 * @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded.
+                 * @example trial:acme:day7
+                 */
                 timerKey: string;
             };
             cookie?: never;
@@ -1264,6 +1427,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1273,6 +1444,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1282,6 +1460,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1291,6 +1476,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1299,12 +1491,17 @@ export interface operations {
     "timers-list": {
         parameters: {
             query?: {
+                /** @description exclusive cursor: the nextAfter of the previous page */
                 after?: string;
+                /** @description page size, clamped to [1, 1000], never refused; empty or non-numeric → the default */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
                 queue: string;
             };
             cookie?: never;
@@ -1326,6 +1523,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1335,6 +1540,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1344,6 +1556,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1353,6 +1574,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1362,6 +1590,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1370,6 +1605,7 @@ export interface operations {
     "timers-usage": {
         parameters: {
             query?: {
+                /** @description calendar month, UTC, as YYYY-MM (default: the current month on PostgreSQL clock) */
                 period?: string;
             };
             header?: never;
@@ -1393,6 +1629,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1402,6 +1646,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1411,6 +1662,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1420,6 +1678,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1435,7 +1700,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+                    /**
+                     * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                     * @example reminders
+                     */
                     queue: string;
                     /** @description the namespace (Queen's); kept and echoed */
                     namespace?: string | null;
@@ -1497,6 +1765,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1506,6 +1782,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1515,6 +1798,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1524,6 +1816,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1533,6 +1832,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1568,6 +1874,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1577,6 +1891,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1586,6 +1907,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1595,6 +1925,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1604,6 +1941,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1612,18 +1956,29 @@ export interface operations {
     "log-popQueue": {
         parameters: {
             query?: {
-                batch?: string;
-                wait?: "0" | "1" | "true" | "false";
-                timeout?: string;
+                /** @description frames to pop at most; clamped to [1, 1000], never refused */
+                batch?: number;
+                /** @description long-poll: when nothing is there, wait up to `timeout` ms for frames before answering 204 (`true`/`false`, also `1`/`0`; default false) */
+                wait?: boolean;
+                /** @description long-poll limit in ms, with wait=true; longer than 60000 is clamped */
+                timeout?: number;
+                /** @description consumer group; '__QUEUE_MODE__' = competing consumers; at most 256 bytes (UTF-8) */
                 consumerGroup?: string;
-                autoAck?: "0" | "1" | "true" | "false";
-                partitions?: string;
+                /** @description complete the frames as they are handed out (no lease) (`true`/`false`, also `1`/`0`; default false) */
+                autoAck?: boolean;
+                /** @description partitions one pop may take, clamped to [1, 100]; batch caps the frames across them, all under one leaseId */
+                partitions?: number;
+                /** @description where a named group new to the queue starts: `new` after the newest frame; anything else (Queen's `all`) at the beginning */
                 subscriptionMode?: string;
+                /** @description `now`, or an ISO instant: a new named group starts at the first frame created at or after it (unparsable: ignored) */
                 subscriptionFrom?: string;
             };
             header?: never;
             path: {
-                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
                 queue: string;
             };
             cookie?: never;
@@ -1645,6 +2000,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1654,6 +2017,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1663,6 +2033,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1672,6 +2051,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1681,6 +2067,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1689,18 +2082,29 @@ export interface operations {
     "log-popPartition": {
         parameters: {
             query?: {
-                batch?: string;
-                wait?: "0" | "1" | "true" | "false";
-                timeout?: string;
+                /** @description frames to pop at most; clamped to [1, 1000], never refused */
+                batch?: number;
+                /** @description long-poll: when nothing is there, wait up to `timeout` ms for frames before answering 204 (`true`/`false`, also `1`/`0`; default false) */
+                wait?: boolean;
+                /** @description long-poll limit in ms, with wait=true; longer than 60000 is clamped */
+                timeout?: number;
+                /** @description consumer group; '__QUEUE_MODE__' = competing consumers; at most 256 bytes (UTF-8) */
                 consumerGroup?: string;
-                autoAck?: "0" | "1" | "true" | "false";
-                partitions?: string;
+                /** @description complete the frames as they are handed out (no lease) (`true`/`false`, also `1`/`0`; default false) */
+                autoAck?: boolean;
+                /** @description partitions one pop may take, clamped to [1, 100]; batch caps the frames across them, all under one leaseId */
+                partitions?: number;
+                /** @description where a named group new to the queue starts: `new` after the newest frame; anything else (Queen's `all`) at the beginning */
                 subscriptionMode?: string;
+                /** @description `now`, or an ISO instant: a new named group starts at the first frame created at or after it (unparsable: ignored) */
                 subscriptionFrom?: string;
             };
             header?: never;
             path: {
-                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
                 queue: string;
                 /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
                 partition: string;
@@ -1724,6 +2128,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1733,6 +2145,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1742,6 +2161,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1751,6 +2179,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1760,6 +2195,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1775,7 +2217,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8) */
+                    /**
+                     * @description transaction id: the log deduplicates on it per queue and partition; at most 256 bytes (UTF-8)
+                     * @example trial-acme-day7-v1
+                     */
                     transactionId: string;
                     /**
                      * Format: uuid
@@ -1812,6 +2257,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1821,6 +2274,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1830,6 +2290,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1839,15 +2308,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
+                     *       "code": "not_found",
+                     *       "field": "transactionId"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the live state: a lease that is not live, or a frame already committed */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "lease 8d2f64c1-93a7-4b5e-a0c2-7e1f3b9d4a68 is not live: it expired or its batch was settled; its frames are redelivered to the next pop",
+                     *       "code": "lease_mismatch",
+                     *       "field": "leaseId"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1857,6 +2342,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1866,6 +2358,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1902,6 +2401,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1911,6 +2418,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1920,6 +2434,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1929,6 +2452,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1938,6 +2468,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1974,6 +2511,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1983,6 +2528,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1992,6 +2544,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2001,15 +2562,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
+                     *       "code": "not_found",
+                     *       "field": "transactionId"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the live state: a lease that is not live, or a frame already committed */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "lease 8d2f64c1-93a7-4b5e-a0c2-7e1f3b9d4a68 is not live: it expired or its batch was settled; its frames are redelivered to the next pop",
+                     *       "code": "lease_mismatch",
+                     *       "field": "leaseId"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2019,6 +2596,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2028,6 +2612,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2038,7 +2629,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description queue name (created on first use); at most 256 bytes (UTF-8) */
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
                 queue: string;
             };
             cookie?: never;
@@ -2060,6 +2654,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2069,6 +2671,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2078,6 +2687,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2087,6 +2705,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2096,6 +2721,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2106,7 +2738,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the leaseId of the pop */
+                /**
+                 * @description the leaseId of the pop
+                 * @example 8d2f64c1-93a7-4b5e-a0c2-7e1f3b9d4a68
+                 */
                 leaseId: string;
             };
             cookie?: never;
@@ -2135,6 +2770,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2144,6 +2787,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2153,15 +2803,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict */
+            /** @description Conflict with the live state: a lease that is not live, or a frame already committed */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "lease 8d2f64c1-93a7-4b5e-a0c2-7e1f3b9d4a68 is not live: it expired or its batch was settled; its frames are redelivered to the next pop",
+                     *       "code": "lease_mismatch",
+                     *       "field": "leaseId"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2171,6 +2838,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2180,6 +2854,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2188,13 +2869,23 @@ export interface operations {
     "log-dlq": {
         parameters: {
             query?: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
                 queue?: string;
+                /** @description consumer group; '__QUEUE_MODE__' = competing consumers; at most 256 bytes (UTF-8) */
                 consumerGroup?: string;
+                /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
                 partition?: string;
+                /** @description dead-lettered at or after this instant (ISO 8601) */
                 from?: string;
+                /** @description dead-lettered at or before this instant (ISO 8601) */
                 to?: string;
-                limit?: string;
-                offset?: string;
+                /** @description page size, clamped to [1, 1000] */
+                limit?: number;
+                /** @description rows to skip */
+                offset?: number;
             };
             header?: never;
             path?: never;
@@ -2217,6 +2908,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2226,6 +2925,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2235,6 +2941,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2244,6 +2959,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2253,6 +2975,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2285,6 +3014,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2294,6 +3031,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2303,6 +3047,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2312,6 +3065,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
+                     *       "code": "not_found",
+                     *       "field": "transactionId"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2321,6 +3082,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2330,6 +3098,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2340,6 +3115,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 tenant: string;
             };
             cookie?: never;
@@ -2361,6 +3137,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2370,6 +3154,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2379,6 +3170,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2388,6 +3188,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
+                     *       "code": "not_found",
+                     *       "field": "transactionId"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2397,6 +3205,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2406,6 +3221,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2416,6 +3238,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 tenant: string;
             };
             cookie?: never;
@@ -2448,6 +3271,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2457,6 +3288,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2466,6 +3304,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2475,6 +3322,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
+                     *       "code": "not_found",
+                     *       "field": "transactionId"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2484,6 +3339,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2493,6 +3355,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2522,6 +3391,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2531,6 +3408,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2540,6 +3424,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2549,6 +3442,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
+                     *       "code": "not_found",
+                     *       "field": "transactionId"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2558,6 +3459,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2567,6 +3475,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2603,6 +3518,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2612,6 +3535,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2621,6 +3551,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2630,6 +3569,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
+                     *       "code": "not_found",
+                     *       "field": "transactionId"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2639,6 +3586,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2648,6 +3602,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
