@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/setup/build.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

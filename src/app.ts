@@ -11,6 +11,11 @@ import { collectRoutes, dispatch, sendApiError, type Outage } from './http/rest.
 import { buildOpenApiDocument } from './openapi.ts';
 import { createCaller } from './routers/_app.ts';
 
+/** A clock face: the tab's icon in place of Swagger's. */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="14" fill="#1f4e5f"/>' +
+  '<path d="M16 8v8l6 4" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>';
+
 export interface AppState {
   /** The boot flag: false while migrating or draining; /api answers 503 while false. */
   ready: boolean;
@@ -54,12 +59,20 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     }
   });
 
+  // The document at /openapi.json (where tools look first) and /docs/json (where Swagger UI reads it).
   const document = buildOpenApiDocument();
   await app.register(fastifySwagger, { mode: 'static', specification: { document: document as any } });
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { persistAuthorization: true, tryItOutEnabled: true },
+    // BaseLayout: the API without Swagger UI's top bar (the plugin's Fastify logo and an "Explore"
+    // box that loads other documents); the examples are pre-filled and ready to execute.
+    uiConfig: { layout: 'BaseLayout', persistAuthorization: true, tryItOutEnabled: true, displayRequestDuration: true },
+    theme: {
+      title: 'queen-timers API',
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', type: 'image/svg+xml', sizes: 'any', content: FAVICON }],
+    },
   });
+  app.get('/openapi.json', async () => app.swagger());
 
   app.setErrorHandler((err: any, req, reply) => {
     if (err instanceof ApiError) return sendApiError(reply, err); // the body parser's refusals
@@ -127,9 +140,13 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   });
 
   app.addHook('onResponse', async (req, reply) => {
-    // API requests are labelled with their contract route (one label per procedure, not per key).
+    // API requests are labelled with their contract route's template (one series per route, not
+    // per key); the docs (Swagger UI's files, the document) are not counted.
     const route = (req as { apiRoute?: string }).apiRoute ?? req.routeOptions.url ?? 'unmatched';
-    services.metrics.httpRequests.inc({ method: req.method, route, status: reply.statusCode });
+    if (route.startsWith('/docs') || route === '/openapi.json') return;
+    const labels = { method: req.method, route, status: reply.statusCode };
+    services.metrics.httpRequests.inc(labels);
+    services.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
   });
 
   return app;

@@ -10,12 +10,13 @@ import { isTransientDbError, sqlState } from './errors.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
-import { createMetrics } from './metrics.ts';
+import { createMetrics, PACKAGE_VERSION } from './metrics.ts';
 import { Notifier } from './notify.ts';
 import { PayloadCipher } from './payload.ts';
 import { needsMaintenance, startMaintenance, type Maintenance } from './db/maintenance.ts';
 import { KnownGroups } from './services/log/groups.ts';
 import { startRetention, type Retention } from './services/log/retention.ts';
+import { startQueueStats, type QueueStats } from './services/queueStats.ts';
 import { Waiters } from './services/log/waiters.ts';
 import { ClusterFlagsCache } from './services/cluster.ts';
 import { PendingCounts } from './services/timers/gates.ts';
@@ -33,6 +34,8 @@ export interface Broker {
   maintenance: Maintenance | undefined;
   /** The log's retention passes (src/services/log/retention.ts). */
   retention: Retention | undefined;
+  /** The per-queue gauges of /metrics (src/services/queueStats.ts). */
+  queueStats: QueueStats | undefined;
   /** Listens, migrates, then opens the boot flag and starts the sweeper. */
   start(): Promise<string>;
   /** Closes the boot flag, stops the sweeper (releasing its claims), closes everything. */
@@ -70,10 +73,19 @@ export class DatabaseUnreachableError extends Error {}
  */
 async function reachDatabase(db: Database, timeoutMs: number, log: FastifyBaseLogger): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const where = db.embedded ? 'the embedded database' : `the database at ${redactUrl(db.url)}`;
+  for (const [pool, url] of new Map([
+    [db.pool, db.url],
+    [db.direct, db.directUrl],
+  ])) {
+    const where = db.embedded ? 'the embedded database' : `the database at ${redactUrl(url)}`;
+    await reach(pool, where, deadline, log);
+  }
+}
+
+async function reach(pool: Database['pool'], where: string, deadline: number, log: FastifyBaseLogger): Promise<void> {
   for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
     try {
-      await db.pool.query('SELECT 1');
+      await pool.query('SELECT 1');
       return;
     } catch (err) {
       const reason = err instanceof Error ? err.message || String(err) : String(err);
@@ -95,8 +107,13 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
   // An unusable QUEEN_JWT_PUBLIC_KEY stops the start instead of answering 401 to everyone.
   await verify.ready;
   const dataDir = opts.dataDir ?? join(config.QUEEN_DATA_DIR, 'pgdata');
-  const db = await openDatabase({ url: config.DATABASE_URL, dataDir, poolSize: config.QUEEN_DB_POOL_SIZE });
-  const metrics = createMetrics();
+  const db = await openDatabase({
+    url: config.DATABASE_URL,
+    directUrl: config.QUEEN_DIRECT_DATABASE_URL,
+    dataDir,
+    poolSize: config.QUEEN_DB_POOL_SIZE,
+  });
+  const metrics = createMetrics({ version: PACKAGE_VERSION, database: db.embedded ? 'embedded' : 'postgres' });
   // The app's logger is created by Fastify; services log through it once it exists.
   const services = {
     config,
@@ -111,9 +128,11 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
   } as Services;
   const app = await buildApp(services, state, { logger: opts.logger });
   services.log = app.log;
-  db.pool.removeAllListeners('error');
   // Only what an operator reads: pg attaches the whole client (its buffers, its queues) to the error.
-  db.pool.on('error', (err) => app.log.warn({ code: sqlState(err), reason: err.message }, 'idle database connection lost'));
+  for (const pool of new Set([db.pool, db.direct])) {
+    pool.removeAllListeners('error');
+    pool.on('error', (err) => app.log.warn({ code: sqlState(err), reason: err.message }, 'idle database connection lost'));
+  }
   services.notifier = new Notifier(db.pool, !db.embedded, (err: Error) => app.log.warn({ err }, 'notification channel error'));
   services.waiters = new Waiters(
     db,
@@ -130,11 +149,12 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     sweeper: undefined,
     maintenance: undefined,
     retention: undefined,
+    queueStats: undefined,
     async start() {
       const address = opts.listen === false ? '' : await app.listen({ port: config.PORT, host: config.HOST });
       await reachDatabase(db, config.QUEEN_DB_STARTUP_TIMEOUT_MS, app.log);
-      await migrate(db.pool);
-      await services.notifier.start(db.url);
+      await migrate(db.direct);
+      await services.notifier.start(db.directUrl);
       state.ready = true;
       if (config.QUEEN_SWEEPER_ENABLED) broker.sweeper = startSweeper(services);
       if (await needsMaintenance(db)) {
@@ -143,6 +163,11 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
         broker.maintenance = startMaintenance(db, config.QUEEN_MAINTENANCE_MS, app.log);
       }
       broker.retention = startRetention({ db, config, metrics, log: app.log });
+      broker.queueStats = startQueueStats(db, metrics, {
+        everyMs: config.QUEEN_METRICS_QUEUE_INTERVAL_MS,
+        series: config.QUEEN_METRICS_QUEUES,
+        onError: (err) => app.log.debug({ err }, 'per-queue metrics sample failed'),
+      });
       return address;
     },
     async close() {
@@ -151,6 +176,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
       await broker.sweeper?.stop();
       await broker.maintenance?.stop();
       await broker.retention?.stop();
+      await broker.queueStats?.stop();
       await app.close();
       services.waiters.stop();
       await services.notifier.stop();

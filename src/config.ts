@@ -17,6 +17,11 @@ export const configSchema = z
     HOST: z.string().default('0.0.0.0'),
     /** Unset: embedded PGlite in QUEEN_DATA_DIR. Set: a PostgreSQL >= 14 server. */
     DATABASE_URL: z.string().url().optional(),
+    /**
+     * With DATABASE_URL pointing at a transaction-pooling PgBouncer: the server itself, for what
+     * needs a session (migrations, LISTEN, the sweeper, maintenance). Unset: DATABASE_URL.
+     */
+    QUEEN_DIRECT_DATABASE_URL: z.string().url().optional(),
     QUEEN_DATA_DIR: z.string().default('.queen-data'),
     /** How long a starting broker retries a database it cannot reach before it gives up. */
     QUEEN_DB_STARTUP_TIMEOUT_MS: int(30_000, 0),
@@ -56,11 +61,18 @@ export const configSchema = z
     QUEEN_LONGPOLL_PROBE_MS: int(1_000, 10),
     /** Embedded, or a server with autovacuum off: how often a broker vacuums and analyses the tables itself. */
     QUEEN_MAINTENANCE_MS: int(30_000, 1_000),
+    /** The per-queue gauges of /metrics: how often they are sampled, and how many queues each reports. */
+    QUEEN_METRICS_QUEUE_INTERVAL_MS: int(15_000, 100),
+    QUEEN_METRICS_QUEUES: int(50, 1),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .refine((c) => [c.QUEEN_JWT_SECRET, c.QUEEN_JWT_PUBLIC_KEY, c.QUEEN_JWT_JWKS_URL].filter(Boolean).length <= 1, {
     message: 'set only one of QUEEN_JWT_SECRET, QUEEN_JWT_PUBLIC_KEY and QUEEN_JWT_JWKS_URL: tokens are verified with exactly one key',
     path: ['QUEEN_JWT_SECRET'],
+  })
+  .refine((c) => !c.QUEEN_DIRECT_DATABASE_URL || c.DATABASE_URL, {
+    message: 'QUEEN_DIRECT_DATABASE_URL needs DATABASE_URL (the embedded database has no pooler to bypass)',
+    path: ['QUEEN_DIRECT_DATABASE_URL'],
   })
   .refine((c) => c.QUEEN_SWEEPER_MIN_SLEEP_MS <= c.QUEEN_SWEEPER_MAX_SLEEP_MS, {
     message: 'QUEEN_SWEEPER_MIN_SLEEP_MS must not exceed QUEEN_SWEEPER_MAX_SLEEP_MS',

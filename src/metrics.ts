@@ -1,15 +1,60 @@
 // Prometheus metrics, one registry per app (tests build several apps in one process).
+// The README's "Metrics" section lists them with their labels and cardinality.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { PACKAGE_ROOT } from './root.ts';
 
-export function createMetrics() {
+export const PACKAGE_VERSION: string = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version;
+
+/** What queen_build_info says: the package version, Node's, and the database the broker runs on. */
+export interface BuildInfo {
+  version: string;
+  database: 'embedded' | 'postgres';
+}
+
+export function createMetrics(build: BuildInfo) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const buildInfo = new Gauge({
+    name: 'queen_build_info',
+    help: 'Always 1; the labels say which build runs: version, Node.js version, database (embedded or postgres)',
+    labelNames: ['version', 'node', 'database'] as const,
+    registers: [registry],
+  });
+  buildInfo.set({ version: build.version, node: process.version, database: build.database }, 1);
+  const queueLabels = ['tenant', 'queue'] as const;
   return {
     registry,
     httpRequests: new Counter({
       name: 'queen_http_requests_total',
-      help: 'HTTP requests by route and status code',
+      help: 'HTTP requests by method, route template (e.g. /api/v1/timers/{queue}/{timerKey}) and status code; the docs are not counted',
       labelNames: ['method', 'route', 'status'] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'queen_http_request_duration_seconds',
+      help: 'HTTP request latency, from the request read to the response sent, by method, route template and status code; long-polls included (up to their timeout)',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    queuePending: new Gauge({
+      name: 'queen_queue_timers_pending',
+      help: 'Pending timers per queue, sampled every QUEEN_METRICS_QUEUE_INTERVAL_MS; the QUEEN_METRICS_QUEUES largest queues only; exact up to 100000 timers in the cell, above that an estimate from a 1% block sample',
+      labelNames: queueLabels,
+      registers: [registry],
+    }),
+    queueOverdueAge: new Gauge({
+      name: 'queen_queue_timers_overdue_age_seconds',
+      help: 'Per queue, how long its oldest due timer has waited to fire (the queues with a due timer among the oldest 100000 due; the QUEEN_METRICS_QUEUES oldest only)',
+      labelNames: queueLabels,
+      registers: [registry],
+    }),
+    queueDeadLetters: new Gauge({
+      name: 'queen_queue_dead_letters',
+      help: "Dead letters per queue (consumers' and timers'), sampled like queen_queue_timers_pending, with the same bounds",
+      labelNames: queueLabels,
       registers: [registry],
     }),
     scheduleVerdicts: new Counter({

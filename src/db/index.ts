@@ -13,6 +13,14 @@ export interface Database {
   url: string;
   embedded: boolean;
   pool: pg.Pool;
+  /**
+   * The server itself, for what needs a session of its own: migrations, LISTEN, the sweeper
+   * (planner settings on its connections) and maintenance (a session advisory lock, VACUUM).
+   * QUEEN_DIRECT_DATABASE_URL when DATABASE_URL points at a transaction-pooling PgBouncer;
+   * otherwise the same URL as `url`, and `direct` is `pool`.
+   */
+  directUrl: string;
+  direct: pg.Pool;
   prisma: Prisma;
   close(): Promise<void>;
 }
@@ -35,6 +43,8 @@ const EMBEDDED_MAX_SOCKETS = 4;
 
 export interface OpenOptions {
   url?: string;
+  /** A direct connection to the server when `url` goes through a pooler (see Database.directUrl). */
+  directUrl?: string;
   /** Embedded only: a folder, or 'memory://' for a throwaway database. */
   dataDir?: string;
   poolSize?: number;
@@ -89,14 +99,25 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   pool.on('error', (err) => opts.onPoolError?.(err));
   guardClients(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const directUrl = embedded ? url : (opts.directUrl ?? url);
+  let direct = pool;
+  if (directUrl !== url) {
+    // Few and long-lived: one migration at a time, a maintenance run now and then.
+    direct = new pg.Pool({ connectionString: directUrl, max: 2, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+    direct.on('error', (err) => opts.onPoolError?.(err));
+    guardClients(direct);
+  }
   return {
     url,
     embedded,
     pool,
+    directUrl,
+    direct,
     prisma,
     async close() {
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
+      if (direct !== pool) await direct.end().catch(() => {});
       await stopEmbedded();
     },
   };

@@ -26,14 +26,15 @@ export interface Maintenance {
 /** Whether the broker must vacuum itself: embedded, or a server with autovacuum off. */
 export async function needsMaintenance(db: Database): Promise<boolean> {
   if (db.embedded) return true;
-  return (await db.pool.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0].autovacuum === 'off';
+  return (await db.direct.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0].autovacuum === 'off';
 }
 
 export function startMaintenance(db: Database, everyMs: number, log: FastifyBaseLogger): Maintenance {
   const vacuum = async () => {
     if (db.embedded) return void (await db.pool.query(VACUUM_ANALYZE_SQL));
-    // VACUUM runs outside a transaction; the lock is the session's, taken and given back on one connection.
-    const client = await db.pool.connect();
+    // VACUUM runs outside a transaction; the lock is the session's, taken and given back on one
+    // connection to the server itself (a transaction pooler would not keep a session's lock).
+    const client = await db.direct.connect();
     try {
       const { locked } = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MAINTENANCE_LOCK_KEY]))
         .rows[0];

@@ -3,10 +3,10 @@
 // binary that cannot be downloaded on our machines, so the broker does this itself at boot.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { PACKAGE_ROOT } from '../root.ts';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+export const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'prisma', 'migrations');
 
 /**
  * Advisory-lock key serialising migrations across concurrently booting brokers

@@ -200,7 +200,7 @@ export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply
     return sendApiError(reply, new ApiError(code, message));
   }
   const { route, params } = found;
-  (req as FastifyRequest & { apiRoute?: string }).apiRoute = `${route.method} ${route.path}`;
+  (req as FastifyRequest & { apiRoute?: string }).apiRoute = route.path;
   let input: Record<string, unknown>;
   if (route.bodyInput) {
     const type = req.headers['content-type'];

@@ -31,7 +31,7 @@ export class SweeperDb implements Queryable {
   private readonly ownsPool: boolean;
 
   /** The sweeper's connections to the broker's database (see above for embedded). */
-  constructor(db: Pick<Database, 'url' | 'embedded' | 'pool'>, onError: (err: Error) => void) {
+  constructor(db: Pick<Database, 'directUrl' | 'embedded' | 'pool'>, onError: (err: Error) => void) {
     this.embedded = db.embedded;
     this.ownsPool = !db.embedded;
     if (db.embedded) {
@@ -39,7 +39,9 @@ export class SweeperDb implements Queryable {
       return;
     }
     this.pool = new pg.Pool({
-      connectionString: db.url,
+      // The server itself, never a transaction pooler: the settings are session options, which
+      // PgBouncer would refuse (or, told to ignore them, drop).
+      connectionString: db.directUrl,
       max: SWEEPER_POOL_SIZE,
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 60_000,
