@@ -1,25 +1,46 @@
-// Operator CLI. `queen-timers token --tenant acme --sub billing --grant produce [--grant read]
-// [--expires 30d|never]` prints an HS256 token signed with QUEEN_JWT_SECRET or, without it, with the
-// embedded broker's secret in QUEEN_DATA_DIR (default .queen-data, relative to the current folder).
-// Tokens expire in 30 days unless --expires says otherwise.
+// The `queen-timers` CLI, for operators and developers.
+//  - `token`: prints an HS256 token signed with QUEEN_JWT_SECRET or, without it, with the embedded
+//    broker's secret in QUEEN_DATA_DIR (default .queen-data, relative to the current folder).
+//    Tokens expire in 30 days unless --expires says otherwise.
+//  - timers, tail, dlq, plan, cluster, stats: the REST API through the SDK (./cli/ops.ts).
+// Exit codes: 0 done, 1 the broker refused or could not be reached, 2 a usage or setup mistake.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GRANTS, mintToken, type Grant } from './auth.ts';
+import { OP_COMMANDS, runOp, TAIL_GROUP, UsageError } from './cli/ops.ts';
 
-const USAGE = `usage: queen-timers token --tenant <tenant> --sub <subject> --grant <${GRANTS.join('|')}> [--grant ...] [--expires 30d|12h|never]
+const USAGE = `usage: queen-timers <command> [options]
 
-  Prints a signed token. It expires after --expires (default 30d; "never" for none).
-  The secret is QUEEN_JWT_SECRET, or the embedded broker's QUEEN_DATA_DIR/jwt-secret
-  (QUEEN_DATA_DIR defaults to .queen-data in the current folder).
-  The admin grant counts only on tokens of the operator tenant (QUEEN_OPERATOR_TENANT, default "operator").`;
+  token --tenant <tenant> --sub <subject> --grant <${GRANTS.join('|')}> [--grant ...] [--expires 30d|12h|never]
+      Prints a signed token. It expires after --expires (default 30d; "never" for none).
+      The secret is QUEEN_JWT_SECRET, or the embedded broker's QUEEN_DATA_DIR/jwt-secret
+      (QUEEN_DATA_DIR defaults to .queen-data in the current folder).
+      The admin grant counts only on tokens of the operator tenant (QUEEN_OPERATOR_TENANT, default "operator").
+
+  Over the REST API (--url or QUEEN_URL, default http://localhost:6632; --token or QUEEN_TOKEN;
+  --json prints the API's JSON instead of a table):
+  timers list <queue> [--after <key>] [--limit <n>]   a queue's pending timers, by key
+  timers peek <queue> <timerKey>                      one pending timer
+  timers cancel <queue> <timerKey>                    cancel it (cancelled, too_late or absent)
+  tail <queue> [--partition <p>] [--group <g>] [--count <n>]
+      frames as they arrive, read and acknowledged by consumer group "${TAIL_GROUP}"
+      (an observer: it never holds completed retention); --count stops after n frames
+  dlq list [--queue <q>] [--group <g>] [--limit <n>] [--offset <n>]   dead letters, oldest first
+  dlq replay <id>                                     push a dead letter again as a new frame
+  plan get <tenant>                                   a tenant's plan (operator token)
+  plan set <tenant> [--max-payload-bytes n] [--horizon-seconds n] [--max-pending-timers n]
+           [--schedule-rate n] [--storage-limit-bytes n] [--paused true|false]
+      each limit a number, or "default" for the cell default (operator token)
+  cluster get | cluster set [--produce-blocked true|false] [--sweeper-paused true|false]
+  stats                                               usage, the cell's pending timers, and per queue
+                                                      pending, overdue age, dead letters (/metrics)`;
 
 const DEFAULT_EXPIRES = '30d';
 /** What jose's setExpirationTime takes: a number and a unit. */
 const PERIOD =
   /^\d+\s*(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|week|weeks|y|yr|yrs|year|years)$/i;
 
-class UsageError extends Error {}
 /** A setup problem, not a mistake in the command: said without the usage. */
 class SetupError extends Error {}
 
@@ -43,6 +64,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     console.log(USAGE);
     return command === undefined ? 2 : 0;
   }
+  if (OP_COMMANDS.includes(command)) return runOp(command, rest, env, (line) => console.log(line));
   if (command !== 'token') throw new UsageError(`unknown command "${command}"`);
   const { values } = parseArgs({
     args: rest,

@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier } from '../src/auth.ts';
-import { SECRET, waitFor } from './helpers/broker.ts';
+import { api, SECRET, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { ack, pop, push } from './helpers/log.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -168,5 +169,120 @@ describe('a start that cannot succeed says why in one line and exits 1', () => {
     expect(b.out.stderr.trim().split('\n')).toHaveLength(1);
     // It retried: the waits are logged at warn.
     expect(b.out.stdout).toContain('waiting for the database');
+  });
+});
+
+describe('the CLI over the REST API (compiled, through the SDK)', () => {
+  let tb: TestBroker;
+  let dev: string;
+  let operator: string;
+  beforeAll(async () => {
+    tb = await startTestBroker({ listen: true });
+    dev = await tb.token({ grants: ['produce', 'consume', 'read'] });
+    operator = await tb.operatorToken();
+  });
+  afterAll(() => tb?.close());
+
+  /** Runs the CLI; resolves with its exit code and output, whatever the code. */
+  const cli = async (args: string[], token = dev) =>
+    run('node', ['bin/queen-timers.mjs', ...args], { cwd: ROOT, env: { ...process.env, QUEEN_URL: tb.url, QUEEN_TOKEN: token } }).then(
+      (r) => ({ code: 0, ...r }),
+      (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
+    );
+
+  it('runs the compiled CLI (dist/src/cli.js), which npm run build writes', () => {
+    expect(existsSync(join(ROOT, 'dist/src/cli.js'))).toBe(true);
+  });
+
+  it('lists, peeks and cancels timers, as a table or as the API’s JSON', async () => {
+    await api(tb, 'POST', '/api/v1/timers', {
+      body: {
+        operations: ['a', 'b'].map((k) => ({
+          op: 'schedule',
+          queue: 'reminders',
+          timerKey: `trial:${k}`,
+          delayMs: 3_600_000,
+          payload: 'e30=',
+        })),
+      },
+    });
+    const list = await cli(['timers', 'list', 'reminders']);
+    expect(list.code).toBe(0);
+    expect(list.stdout.split('\n')[0]).toMatch(/^key\s+deliver at\s+partition\s+txn\s+attempts\s+claimed$/);
+    expect(list.stdout).toMatch(/^trial:a\s+\d{4}-/m);
+    const json = JSON.parse((await cli(['timers', 'list', 'reminders', '--json', '--limit', '1'])).stdout);
+    expect(json).toMatchObject({ truncated: true, nextAfter: 'trial:a', rows: [{ timerKey: 'trial:a' }] });
+    expect((await cli(['timers', 'peek', 'reminders', 'trial:b'])).stdout).toMatch(/^timerKey\s+trial:b$/m);
+    expect((await cli(['timers', 'cancel', 'reminders', 'trial:b'])).stdout.trim()).toBe('cancelled: it was pending and will not fire');
+    expect((await cli(['timers', 'cancel', 'reminders', 'trial:b'])).stdout.trim()).toMatch(/^absent: /);
+    expect((await cli(['timers', 'peek', 'reminders', 'trial:b', '--json'])).stdout.trim()).toBe(JSON.stringify({ found: false }, null, 2));
+  });
+
+  it('tails a queue as an observer group, and lists and replays dead letters', async () => {
+    await push(tb, [
+      { queue: 'events', payload: { n: 1 }, transactionId: 'e1' },
+      { queue: 'events', payload: { n: 2 }, transactionId: 'e2' },
+    ]);
+    const tailed = await cli(['tail', 'events', '--count', '2', '--json']);
+    expect(tailed.code).toBe(0);
+    const frames = tailed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(frames.map((f) => [f.transactionId, f.consumerGroup, f.data])).toEqual([
+      ['e1', '__observer:queen-timers-tail', { n: 1 }],
+      ['e2', '__observer:queen-timers-tail', { n: 2 }],
+    ]);
+
+    const [frame] = (await pop(tb, '/api/v1/pop/queue/events')).body.messages;
+    await ack(tb, frame, { status: 'dlq', error: 'unreadable' });
+    const listed = await cli(['dlq', 'list', '--queue', 'events']);
+    expect(listed.stdout).toMatch(/^id\s+queue\s+group\s+txn\s+retries\s+dead-lettered at\s+error$/m);
+    expect(listed.stdout).toContain('unreadable');
+    expect(listed.stdout.trim().split('\n').at(-1)).toBe('1 of 1');
+    const id = JSON.parse((await cli(['dlq', 'list', '--json'])).stdout).messages[0].id;
+    expect((await cli(['dlq', 'replay', id])).stdout).toMatch(/^replayed into events\/Default as transactionId /);
+  });
+
+  it('reads and sets plans and cluster flags with an operator token; a tenant token is refused with exit 1', async () => {
+    const set = await cli(['plan', 'set', 'acme', '--max-pending-timers', '500', '--horizon-seconds', 'default'], operator);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toMatch(/^maxPendingTimers\s+500\s+500$/m);
+    expect(set.stdout).toMatch(/^horizonSeconds\s+\d+\s+\(cell default\)$/m);
+    expect(JSON.parse((await cli(['plan', 'get', 'acme', '--json'], operator)).stdout)).toMatchObject({ maxPendingTimers: 500 });
+    expect((await cli(['cluster', 'set', '--sweeper-paused', 'true'], operator)).stdout).toMatch(/^sweeperPaused\s+true$/m);
+    expect(JSON.parse((await cli(['cluster', 'get', '--json'], operator)).stdout)).toEqual({ produceBlocked: false, sweeperPaused: true });
+    await cli(['cluster', 'set', '--sweeper-paused', 'false'], operator);
+
+    const refused = await cli(['plan', 'get', 'acme']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toMatch(/^queen-timers: 403 grant_missing: /);
+  });
+
+  it('shows stats: usage, the cell’s pending timers and the per-queue gauges of its tenant', async () => {
+    await api(tb, 'POST', '/api/v1/timers', {
+      body: { operations: [{ op: 'schedule', queue: 'stats', timerKey: 's1', delayMs: 3_600_000, payload: 'e30=' }] },
+    });
+    await tb.broker.queueStats!.runOnce();
+    const stats = JSON.parse((await cli(['stats', '--json'])).stdout);
+    expect(stats.usage.tenant).toBe('acme');
+    expect(stats.queues).toContainEqual({ queue: 'stats', pending: 1, overdueSeconds: 0, deadLetters: 0 });
+    expect((await cli(['stats'])).stdout).toMatch(/^stats\s+1\s+0\.0\s+0$/m);
+  });
+
+  it('answers a usage mistake with exit 2 and the usage, an unreachable broker with exit 1 naming the URL', async () => {
+    const bad = await cli(['timers', 'peek', 'reminders']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('expected <queue> <timerKey>');
+    expect(bad.stderr).toContain('usage: queen-timers');
+    expect((await cli(['plan', 'set', 'acme', '--schedule-rate', 'fast'], operator)).stderr).toContain(
+      '--schedule-rate must be a whole number, got "fast"',
+    );
+    const down = await run('node', ['bin/queen-timers.mjs', 'timers', 'list', 'q'], {
+      cwd: ROOT,
+      env: { ...process.env, QUEEN_URL: 'http://127.0.0.1:1', QUEEN_TOKEN: dev },
+    }).catch((e) => e);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain('is a broker running at http://127.0.0.1:1?');
   });
 });

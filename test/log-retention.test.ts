@@ -65,6 +65,17 @@ describe('completedRetentionSeconds', () => {
     );
   });
 
+  it('does not wait for observer groups (__observer:…, the CLI’s tail): one left behind holds nothing back', async () => {
+    await configure(tb, 'watched', { completedRetentionSeconds: 60 });
+    await pushed('watched', 2);
+    await pop(tb, '/api/v1/pop/queue/watched?consumerGroup=__observer:tail&batch=1&autoAck=true');
+    const [, second] = (await pop(tb, '/api/v1/pop/queue/watched?batch=2')).body.messages;
+    await ack(tb, second);
+    await age('watched', 120);
+    await pass();
+    expect(await left('watched')).toEqual([]);
+  });
+
   it('keeps every frame of a partition no consumer group reads', async () => {
     await configure(tb, 'unread', { completedRetentionSeconds: 60 });
     await pushed('unread', 2);

@@ -1,4 +1,6 @@
 // createClient(): the SDK's entry point.
+import { Admin } from './admin.ts';
+import { DeadLetters } from './deadLetters.ts';
 import { type CallOptions, type ClientOptions, Http } from './http.ts';
 import { Log } from './log.ts';
 import { Timers } from './timers.ts';
@@ -9,6 +11,10 @@ export interface QueenTimersClient {
   readonly timers: Timers;
   /** Log routes: push, pop, ack, consume. */
   readonly log: Log;
+  /** The DLQ: list, replay. */
+  readonly deadLetters: DeadLetters;
+  /** Operator routes (admin grant on the operator tenant): plans, cluster flags. */
+  readonly admin: Admin;
   /** Billed messages of the caller's tenant in a month (`YYYY-MM`, UTC; default the current one). */
   usage(period?: string, opts?: CallOptions): Promise<Usage>;
 }
@@ -18,6 +24,8 @@ export function createClient(options: ClientOptions): QueenTimersClient {
   return {
     timers: new Timers(http),
     log: new Log(http),
+    deadLetters: new DeadLetters(http),
+    admin: new Admin(http),
     async usage(period, opts = {}) {
       return (await http.request<Usage>({ method: 'GET', path: '/api/v1/usage', query: { period }, signal: opts.signal })).data;
     },

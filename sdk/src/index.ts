@@ -1,7 +1,9 @@
 // queen-timers SDK: typed calls generated from the broker's own schemas (see README.md).
+export { Admin, type ClusterChange, type PlanChange } from './admin.ts';
 export { createClient, type QueenTimersClient } from './client.ts';
+export { DeadLetters, type DeadLetterQuery } from './deadLetters.ts';
 export { QueenTimersError, HINT_HEADER, type BrokerErrorCode, type ErrorCode } from './errors.ts';
-export { DEFAULT_RETRY, type CallOptions, type ClientOptions, type RetryPolicy } from './http.ts';
+export { DEFAULT_RETRY, type CallOptions, type ClientOptions, type RetryOptions, type RetryPolicy } from './http.ts';
 export {
   decodeFrame,
   Log,
@@ -11,6 +13,7 @@ export {
   type Message,
   type PopOptions,
   type PushItem,
+  type QueueOptionsInput,
 } from './log.ts';
 export { timerKeyPath } from './paths.ts';
 export {

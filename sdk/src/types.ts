@@ -39,3 +39,7 @@ export type QueueOptions = Schemas['QueueOptions'];
 export type ConfigureResult = Schemas['ConfigureResult'];
 export type DeadLetterPage = Schemas['DeadLetterPage'];
 export type DeadLetter = Schemas['DeadLetter'];
+export type ReplayResult = Schemas['ReplayResult'];
+// Operator shapes (admin routes).
+export type TenantPlan = Schemas['TenantPlan'];
+export type ClusterFlags = Schemas['ClusterFlags'];

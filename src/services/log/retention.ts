@@ -5,8 +5,9 @@
 // false turns both off for the queue):
 //  - retentionSeconds: a frame older than this goes, consumed or not;
 //  - completedRetentionSeconds: a frame older than this goes once every consumer group of its
-//    partition has passed it (seq <= each group's cursor). A partition no group reads keeps its
-//    frames; a frame in a leased batch is after its group's cursor, so it stays.
+//    partition has passed it (seq <= each group's cursor), observers (OBSERVER_PREFIX) aside. A
+//    partition no group reads keeps its frames; a frame in a leased batch is after its group's
+//    cursor, so it stays.
 // With a frame go its delivery rows (failure counts) and its dead letters; a timer's dead letters
 // (which have no frame) go when older than the queue's retention.
 //
@@ -25,6 +26,12 @@ import { inTransaction } from '../../db/transaction.ts';
 import type { Metrics } from '../../metrics.ts';
 
 const PARTITIONS_PER_PASS = 50;
+/**
+ * Consumer groups named with this prefix are observers (the CLI's `tail`): they read and ack like
+ * any group, but completedRetentionSeconds does not wait for them, so a tail left behind (or
+ * never run again) holds nothing back.
+ */
+export const OBSERVER_PREFIX = '__observer:';
 /**
  * Batches one pass may delete from one partition: a partition whose batch came back full is pruned
  * again at once (each batch its own transaction), so a hot partition — a queue's Default partition
@@ -76,7 +83,7 @@ SELECT c.tenant, c.queue, c.partition, c.retention_s, c.completed_s,
 export const PRUNE_PARTITION_SQL = `
 WITH passed AS (
   SELECT min(c.cursor_seq) AS seq FROM partition_consumers c
-   WHERE c.tenant = $1 AND c.queue = $2 AND c.partition = $3
+   WHERE c.tenant = $1 AND c.queue = $2 AND c.partition = $3 AND NOT starts_with(c.consumer_group, '${OBSERVER_PREFIX}')
 ),
 head AS (
   SELECT m.seq, m.id,
