@@ -51,7 +51,9 @@ describe('queen-timers token', () => {
 
   it('answers --help with exit 0, and a bad --expires or option with one message and exit 2, no stack', async () => {
     const env = { ...process.env, QUEEN_JWT_SECRET: SECRET };
-    expect((await run('node', ['bin/queen-timers.mjs', '--help'], { cwd: ROOT, env })).stdout).toContain('usage: queen-timers token');
+    const help = (await run('node', ['bin/queen-timers.mjs', '--help'], { cwd: ROOT, env })).stdout;
+    expect(help).toContain('usage: queen-timers <command> [options]');
+    expect(help).toContain('token --tenant <tenant> --sub <subject> --grant <produce|consume|read|admin>');
     for (const args of [
       ['--expires', 'banana'],
       ['--frobnicate', 'x'],
