@@ -1,7 +1,8 @@
 // `npm install` / `npm ci`: generates the Prisma client (scripts/prisma-generate.mjs) and compiles
-// the broker and its CLI to dist/ (`npm run build`), so that a fresh clone has both. A production
-// install without dev dependencies (`npm ci --omit=dev`) has neither tool: it needs a dist/ built
-// beforehand (README, "Run in production"), and this says so instead of failing the install.
+// the broker and its CLI to dist/ (`npm run build`), so that a fresh clone has both. `npm ci
+// --omit=dev` still brings both tools (peer dependencies of @prisma/client) and builds too; an
+// install without them needs a dist/ built beforehand (README, "Run in production"), and this says
+// so instead of failing the install.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
