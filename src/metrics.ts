@@ -92,6 +92,16 @@ export function createMetrics(build: BuildInfo) {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
+    schedulesMaterialized: new Counter({
+      name: 'queen_schedules_materialized_total',
+      help: "Schedule occurrences this broker's sweeper materialized as timers (each metered as one message)",
+      registers: [registry],
+    }),
+    schedulesSkipped: new Counter({
+      name: 'queen_schedules_skipped_total',
+      help: 'Schedule occurrences missed during an outage or a pause and skipped (only the latest missed one fires)',
+      registers: [registry],
+    }),
     retained: new Counter({
       name: 'queen_log_retention_deleted_total',
       help: "Rows the log's retention deleted: frames, and the dead letters pruned with them or by age",

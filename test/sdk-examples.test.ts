@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as retry from '../examples/retry-backoff.ts';
 import * as saga from '../examples/saga-compensation.ts';
+import * as schedule from '../examples/schedule.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 
 let tb: TestBroker;
@@ -22,6 +23,17 @@ describe('examples', () => {
     expect(lines.some((l) => /-C: compensation fired but the order is completed — nothing to undo/.test(l))).toBe(true);
     const pending = await tb.sql.query(`SELECT count(*)::int AS n FROM timers WHERE tenant = 'examples'`);
     expect(pending.rows[0].n).toBe(0);
+  });
+
+  it('schedule: a daily 09:00 in Rome shown at 09:00 Rome time, an every-two-seconds schedule that fires, both deleted', async () => {
+    const lines: string[] = [];
+    const r = await schedule.run({ baseUrl: tb.url, token, log: (l) => lines.push(l) });
+    expect(r.digest).toHaveLength(5);
+    for (const local of r.digest) expect(local).toMatch(/T09:00:00\+0[12]:00$/);
+    expect(r.heartbeat).toMatch(/^schedule:[0-9a-f-]{36}@\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(r.deleted).toEqual(['deleted', 'deleted']);
+    const left = await tb.sql.query(`SELECT count(*)::int AS n FROM schedules WHERE tenant = 'examples'`);
+    expect(left.rows[0].n).toBe(0);
   });
 
   it('retry: two failures, each retried by a timer no sooner than 250 ms and then 500 ms, and the third attempt succeeds', async () => {

@@ -3,12 +3,15 @@ import { Admin } from './admin.ts';
 import { DeadLetters } from './deadLetters.ts';
 import { type CallOptions, type ClientOptions, Http } from './http.ts';
 import { Log } from './log.ts';
+import { Schedules } from './schedules.ts';
 import { Timers } from './timers.ts';
 import type { Usage } from './types.ts';
 
 export interface QueenTimersClient {
   /** Timer routes: schedule, reschedule, cancel (DELETE), peek, list, batch. */
   readonly timers: Timers;
+  /** Recurring schedules: put, get, list, delete (DELETE, which only the boot flag can refuse). */
+  readonly schedules: Schedules;
   /** Log routes: push, pop, ack, consume. */
   readonly log: Log;
   /** The DLQ: list, replay. */
@@ -23,6 +26,7 @@ export function createClient(options: ClientOptions): QueenTimersClient {
   const http = new Http(options);
   return {
     timers: new Timers(http),
+    schedules: new Schedules(http),
     log: new Log(http),
     deadLetters: new DeadLetters(http),
     admin: new Admin(http),

@@ -26,6 +26,7 @@ export {
   type JsonValue,
   type Payload,
 } from './payload.ts';
+export { Schedules, type ScheduleDefinition } from './schedules.ts';
 export {
   MAX_OPS_PER_CALL,
   Timers,

@@ -30,6 +30,18 @@ export function assertNever(value: never, what = 'value'): never {
   throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`);
 }
 
+// Schedule shapes: a cron expression in a time zone whose occurrences become timers.
+/** PUT /api/v1/schedules/:queue/*scheduleKey: the schedule, its next occurrences, what a replace withdrew. */
+export type SchedulePutResult = Schemas['SchedulePutResult'];
+export type ScheduleGetResult = Schemas['ScheduleGetResult'];
+export type ScheduleList = Schemas['ScheduleList'];
+export type ScheduleRow = Schemas['ScheduleRow'];
+export type ScheduleOccurrence = Schemas['ScheduleOccurrence'];
+/** A materialized occurrence: its timer key (`<scheduleKey>@<instant>`), instant and txn. */
+export type ScheduleTimer = Schemas['ScheduleTimer'];
+/** `deleted` (ok) or `absent` (no such schedule), with the occurrences withdrawn or too late. */
+export type ScheduleDeleteResult = Schemas['ScheduleDeleteResult'];
+
 // Log shapes (the Queen-compatible core a timer delivers into).
 /** A popped frame: `payload` the exact bytes (base64), `data` the same bytes parsed when they are JSON. */
 export type Frame = Schemas['LogFrame'];

@@ -21,7 +21,14 @@ const LEASE_ID = '8d2f64c1-93a7-4b5e-a0c2-7e1f3b9d4a68';
 const FIRED_AT = '2026-11-30T07:59:41.390000Z';
 
 /** The path and query values the examples below are about (Swagger UI pre-fills parameters with them). */
-export const FIELD_EXAMPLES = { queue: QUEUE, timerKey: TIMER_KEY, txn: TXN, leaseId: LEASE_ID, tenant: 'acme' };
+export const FIELD_EXAMPLES = {
+  queue: QUEUE,
+  timerKey: TIMER_KEY,
+  txn: TXN,
+  leaseId: LEASE_ID,
+  tenant: 'acme',
+  scheduleKey: 'acme/daily-digest',
+};
 
 // --- timers ----------------------------------------------------------------------------------
 
@@ -74,6 +81,63 @@ export const peekOutputExample = { found: true, ...timerRow, payload: scheduleOp
 export const listOutputExample = { rows: [timerRow], truncated: false, nextAfter: TIMER_KEY };
 
 export const usageOutputExample = { tenant: 'dev', period: '2026-11', messages: 2 };
+
+// --- schedules -------------------------------------------------------------------------------
+
+// The README's schedule: a daily digest at 09:00 in Rome, created at the tour's instant (08:59:39
+// in Rome), so its first occurrence is the same morning.
+const SCHEDULE_KEY = 'acme/daily-digest';
+const DEFINITION_TXN = (at: string) => `schedule:6a1f0c2e-9b4d-4e3a-8c57-2d9e0f1b7a64@${at}`;
+
+export const schedulePutInputExample = {
+  cron: '0 9 * * *',
+  timezone: 'Europe/Rome',
+  payload: 'eyJraW5kIjoiZGFpbHktZGlnZXN0In0=',
+  partition: 'acme',
+};
+
+const scheduleView = {
+  queue: QUEUE,
+  scheduleKey: SCHEDULE_KEY,
+  cron: schedulePutInputExample.cron,
+  timezone: schedulePutInputExample.timezone,
+  partition: 'acme',
+  payloadZstd: false,
+  encrypted: false,
+  producerSub: 'dev',
+  revision: 1,
+  nextAt: '2026-11-30T08:00:00.000000Z',
+  lastAt: null,
+  skipped: 0,
+  createdAt: SCHEDULED_AT,
+  updatedAt: SCHEDULED_AT,
+};
+
+const nextOccurrences = ['11-30', '12-01', '12-02', '12-03', '12-04'].map((day) => ({
+  at: `2026-${day}T08:00:00.000000Z`,
+  local: `2026-${day}T09:00:00+01:00`,
+}));
+
+export const schedulePutOutputExample = { ok: true, status: 'created', ...scheduleView, nextOccurrences, withdrawn: [] };
+
+export const scheduleGetOutputExample = { found: true, ...scheduleView, payload: schedulePutInputExample.payload, nextOccurrences };
+
+export const scheduleListOutputExample = { rows: [scheduleView], truncated: false, nextAfter: SCHEDULE_KEY };
+
+export const scheduleDeleteOutputExample = {
+  ok: true,
+  status: 'deleted',
+  queue: QUEUE,
+  scheduleKey: SCHEDULE_KEY,
+  withdrawn: [
+    {
+      timerKey: `${SCHEDULE_KEY}@2026-11-30T08:00:00Z`,
+      at: '2026-11-30T08:00:00.000000Z',
+      txn: DEFINITION_TXN('2026-11-30T08:00:00Z'),
+    },
+  ],
+  tooLate: [],
+};
 
 // --- log -------------------------------------------------------------------------------------
 

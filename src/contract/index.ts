@@ -3,6 +3,7 @@
 import { adminRoutes } from './admin.ts';
 import type { RouteDef } from './common.ts';
 import { logRoutes } from './log.ts';
+import { scheduleRoutes } from './schedules.ts';
 import { timerRoutes } from './timers.ts';
 
 const prefixed = (area: string, routes: Record<string, RouteDef>) =>
@@ -10,6 +11,7 @@ const prefixed = (area: string, routes: Record<string, RouteDef>) =>
 
 export const CONTRACT_ROUTES: Readonly<Record<string, RouteDef>> = {
   ...prefixed('timers', timerRoutes),
+  ...prefixed('schedules', scheduleRoutes),
   ...prefixed('log', logRoutes),
   ...prefixed('admin', adminRoutes),
 };

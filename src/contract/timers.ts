@@ -16,13 +16,16 @@ export const CANCEL_ROUTE_HINT = 'DELETE /api/v1/timers/:queue/*timerKey';
  */
 export const TIMER_KEY_MAX_BYTES = 1024;
 
-export const timerKey = utf8Key(TIMER_KEY_MAX_BYTES)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
-  .refine((k) => !/(^|\/)\.\.?(\/|$)/.test(k), "must not contain a '.' or '..' path segment")
-  .meta({
-    description: "the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8)",
-    examples: [ex.FIELD_EXAMPLES.timerKey],
-  });
+/** A key addressed as a catch-all path tail (a timer's, a schedule's): the rules above. */
+export const pathKey = (maxBytes: number) =>
+  utf8Key(maxBytes)
+    .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
+    .refine((k) => !/(^|\/)\.\.?(\/|$)/.test(k), "must not contain a '.' or '..' path segment");
+
+export const timerKey = pathKey(TIMER_KEY_MAX_BYTES).meta({
+  description: "the timer's key within its queue; may contain '/' (but no '.' or '..' segment); at most 1024 bytes (UTF-8)",
+  examples: [ex.FIELD_EXAMPLES.timerKey],
+});
 
 const delayMs = z
   .number()

@@ -3,10 +3,12 @@
 import { createCallerFactory, router } from '../trpc.ts';
 import { adminRouter } from './admin.ts';
 import { logRouter } from './log.ts';
+import { schedulesRouter } from './schedules.ts';
 import { timersRouter } from './timers.ts';
 
 export const appRouter = router({
   timers: timersRouter,
+  schedules: schedulesRouter,
   log: logRouter,
   admin: adminRouter,
 });

@@ -1,10 +1,11 @@
 // The sweeper: fires every due timer into the log exactly once, on time, and keeps doing it
 // through failures. One per broker; any number of brokers share the work through row leases.
 //
-//   sweepOnce():  claimDue → pack (zstd) → fireClaimed → (on failure: isolate) → backOff / deadLetter
-//   startSweeper: a thin loop around sweepOnce() that sleeps until the next deliverAt, clamped to
-//                 [QUEEN_SWEEPER_MIN_SLEEP_MS, QUEEN_SWEEPER_MAX_SLEEP_MS], and is woken earlier by
-//                 schedules that land before its wake-up (notifier.onTimer: in-process and NOTIFY).
+//   sweepOnce():  materializeDue (schedules' occurrences as timers) → claimDue → pack (zstd) →
+//                 fireClaimed → (on failure: isolate) → backOff / deadLetter
+//   startSweeper: a thin loop around sweepOnce() that sleeps until the next deliverAt (or schedule
+//                 to materialize), clamped to [QUEEN_SWEEPER_MIN_SLEEP_MS, QUEEN_SWEEPER_MAX_SLEEP_MS],
+//                 woken earlier by schedules that land before its wake-up (notifier.onTimer).
 //
 // Catch-up (after downtime or an operator pause) drains the backlog batch by batch in deliverAt
 // order: a claim and a fire per batch (QUEEN_SWEEPER_BATCH_SIZE), the event loop yielded between
@@ -36,6 +37,7 @@ import {
   isDatabaseLevel,
 } from './failures.ts';
 import { fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts';
+import { Materializer } from './materializeDue.ts';
 import { pack } from './pack.ts';
 import { releaseClaims } from './releaseClaims.ts';
 
@@ -79,6 +81,7 @@ class TimerSweeper implements Sweeper {
   private readonly db: SweeperDb;
   private readonly log: FastifyBaseLogger;
   private readonly cfg: Services['config'];
+  private readonly materializer: Materializer;
   /** Batches claimed but not resolved because the database failed; retried first by the next pass. */
   private held: Batch[] = [];
   /** Tokens of claims whose answer was lost with the connection: released by the next pass. */
@@ -109,6 +112,7 @@ class TimerSweeper implements Sweeper {
     this.cfg = services.config;
     this.log = services.log.child({ component: 'sweeper' });
     this.db = new SweeperDb(services.db, (err) => this.log.warn({ err }, 'idle sweeper connection lost'));
+    this.materializer = new Materializer(this.db, services, this.log);
   }
 
   sweepOnce(): Promise<SweepResult> {
@@ -144,6 +148,7 @@ class TimerSweeper implements Sweeper {
 
   startLoop(): void {
     this.unsubscribe = this.services.notifier.onTimer((e) => this.onTimer(e));
+    this.materializer.paced = true;
     this.loopDone = this.run();
   }
 
@@ -163,6 +168,7 @@ class TimerSweeper implements Sweeper {
         this.held.shift();
       }
       if (this.stopping) return result;
+      await this.materializer.runIfDue(); // before the claim: a caught-up occurrence fires in this pass
 
       const pending = this.prefetched;
       this.prefetched = undefined;
@@ -339,7 +345,8 @@ class TimerSweeper implements Sweeper {
     if (last.claimed >= batch) return 0;
     let wakeAt = last.nextDueInMs === null ? Infinity : last.sentAt + last.nextDueInMs;
     if (this.notifiedDueMs !== Infinity) wakeAt = Math.min(wakeAt, this.notifiedDueMs - this.clockOffsetMs);
-    return clamp(Math.ceil(wakeAt - Date.now()), min, max);
+    wakeAt = Math.min(wakeAt, this.materializer.wakeAt);
+    return Math.min(max, Math.max(min, Math.ceil(wakeAt - Date.now())));
   }
 
   private sleep(ms: number): Promise<void> {
@@ -361,6 +368,7 @@ class TimerSweeper implements Sweeper {
   /** A schedule landed: wake earlier if it is due before the planned wake-up. */
   private onTimer(e: TimerDue): void {
     this.notifiedDueMs = Math.min(this.notifiedDueMs, e.deliverAtMs);
+    this.materializer.notified(e.deliverAtMs - this.clockOffsetMs);
     if (!this.wakeSleeper) return; // a pass is running; nextSleepMs() sees notifiedDueMs
     const dueLocal = e.deliverAtMs - this.clockOffsetMs;
     if (dueLocal >= this.wakeAt) return;
@@ -396,10 +404,6 @@ function byPartitionThenDeliverAt(a: ClaimedTimer, b: ClaimedTimer): number {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function clamp(v: number, lo: number, hi: number): number {
-  return Math.min(hi, Math.max(lo, v));
 }
 
 /** A sweeper without its loop: tests drive it with sweepOnce(). */

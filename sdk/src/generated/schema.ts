@@ -81,6 +81,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/schedules/{queue}/{scheduleKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one schedule with its next occurrences; a miss is 200 {found:false} */
+        get: operations["schedules-get"];
+        /**
+         * Create or replace a recurring schedule: each occurrence of the cron expression becomes one timer in the queue
+         * @description Needs the produce grant and passes the timer gates (cluster block, paused tenant, rate, pending-timer quota, storage); 403 `horizon_exceeded` when even the next occurrence is beyond the plan's horizon, 403 `payload_too_large_for_plan` over the payload ceiling. Each occurrence is metered as one message when it is materialized. A replace withdraws the old definition's materialized occurrences in the same transaction: none fires after this answer. After an outage or a pause, the latest missed occurrence fires and the earlier ones are counted in `skipped`.
+         */
+        put: operations["schedules-put"];
+        post?: never;
+        /**
+         * Delete a schedule and withdraw its materialized occurrence. Only the boot flag can refuse it
+         * @description No grant, pause, quota or cluster block applies: any valid credential of the tenant stops its schedule. An occurrence already claimed by a sweeper is listed in `tooLate`.
+         */
+        delete: operations["schedules-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{queue}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the schedules of one queue by scheduleKey in byte order (keyset paging, no payloads)
+         * @description `limit` defaults to 100 and is clamped to [1, 1000], never rejected.
+         */
+        get: operations["schedules-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/configure": {
         parameters: {
             query?: never;
@@ -694,6 +739,260 @@ export interface components {
             tenant: string;
             period: string;
             messages: number;
+        };
+        /**
+         * @example {
+         *       "ok": true,
+         *       "status": "created",
+         *       "queue": "reminders",
+         *       "scheduleKey": "acme/daily-digest",
+         *       "cron": "0 9 * * *",
+         *       "timezone": "Europe/Rome",
+         *       "partition": "acme",
+         *       "payloadZstd": false,
+         *       "encrypted": false,
+         *       "producerSub": "dev",
+         *       "revision": 1,
+         *       "nextAt": "2026-11-30T08:00:00.000000Z",
+         *       "lastAt": null,
+         *       "skipped": 0,
+         *       "createdAt": "2026-11-30T07:59:39.193000Z",
+         *       "updatedAt": "2026-11-30T07:59:39.193000Z",
+         *       "nextOccurrences": [
+         *         {
+         *           "at": "2026-11-30T08:00:00.000000Z",
+         *           "local": "2026-11-30T09:00:00+01:00"
+         *         },
+         *         {
+         *           "at": "2026-12-01T08:00:00.000000Z",
+         *           "local": "2026-12-01T09:00:00+01:00"
+         *         },
+         *         {
+         *           "at": "2026-12-02T08:00:00.000000Z",
+         *           "local": "2026-12-02T09:00:00+01:00"
+         *         },
+         *         {
+         *           "at": "2026-12-03T08:00:00.000000Z",
+         *           "local": "2026-12-03T09:00:00+01:00"
+         *         },
+         *         {
+         *           "at": "2026-12-04T08:00:00.000000Z",
+         *           "local": "2026-12-04T09:00:00+01:00"
+         *         }
+         *       ],
+         *       "withdrawn": []
+         *     }
+         */
+        SchedulePutResult: {
+            /** @constant */
+            ok: true;
+            /** @enum {string} */
+            status: "created" | "replaced";
+            queue: string;
+            scheduleKey: string;
+            cron: string;
+            /** @description canonical IANA name */
+            timezone: string;
+            partition: string;
+            payloadZstd: boolean;
+            encrypted: boolean;
+            producerSub: string;
+            /** @description 1 when created; +1 at every replace */
+            revision: number;
+            /** @description the next occurrence not yet materialized as a timer (null: the expression has no more) */
+            nextAt: string | null;
+            /** @description the last occurrence materialized as a timer */
+            lastAt: string | null;
+            /** @description occurrences missed (outage, sweeper or tenant pause): only the latest missed one fires */
+            skipped: number;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            createdAt: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            updatedAt: string;
+            /** @description the next 5 occurrences from now (PostgreSQL's clock) */
+            nextOccurrences: components["schemas"]["ScheduleOccurrence"][];
+            /** @description a replace: the old definition's materialized occurrences, withdrawn — none of them fires after this answer */
+            withdrawn: components["schemas"]["ScheduleTimer"][];
+        };
+        ScheduleOccurrence: {
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            at: string;
+            /** @description the same instant on the schedule's wall clock, with its offset (2026-12-05T09:00:00+01:00) */
+            local: string;
+        };
+        ScheduleTimer: {
+            /** @description the occurrence’s timer: `<scheduleKey>@<instant>` in the schedule’s queue */
+            timerKey: string;
+            /** @description the occurrence instant */
+            at: string;
+            txn: string;
+        };
+        /**
+         * @example {
+         *       "ok": true,
+         *       "status": "deleted",
+         *       "queue": "reminders",
+         *       "scheduleKey": "acme/daily-digest",
+         *       "withdrawn": [
+         *         {
+         *           "timerKey": "acme/daily-digest@2026-11-30T08:00:00Z",
+         *           "at": "2026-11-30T08:00:00.000000Z",
+         *           "txn": "schedule:6a1f0c2e-9b4d-4e3a-8c57-2d9e0f1b7a64@2026-11-30T08:00:00Z"
+         *         }
+         *       ],
+         *       "tooLate": []
+         *     }
+         */
+        ScheduleDeleteResult: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            status: "deleted";
+            queue: string;
+            scheduleKey: string;
+            /** @description materialized occurrences withdrawn with it: they will not fire */
+            withdrawn: components["schemas"]["ScheduleTimer"][];
+            /** @description materialized occurrences in a sweeper's hands: each will be (or was) delivered; nothing else will */
+            tooLate: components["schemas"]["ScheduleTimer"][];
+        } | {
+            /** @constant */
+            ok: false;
+            /** @constant */
+            status: "absent";
+            queue: string;
+            scheduleKey: string;
+            /** @description materialized occurrences withdrawn with it: they will not fire */
+            withdrawn: components["schemas"]["ScheduleTimer"][];
+            /** @description materialized occurrences in a sweeper's hands: each will be (or was) delivered; nothing else will */
+            tooLate: components["schemas"]["ScheduleTimer"][];
+        };
+        /**
+         * @example {
+         *       "found": true,
+         *       "queue": "reminders",
+         *       "scheduleKey": "acme/daily-digest",
+         *       "cron": "0 9 * * *",
+         *       "timezone": "Europe/Rome",
+         *       "partition": "acme",
+         *       "payloadZstd": false,
+         *       "encrypted": false,
+         *       "producerSub": "dev",
+         *       "revision": 1,
+         *       "nextAt": "2026-11-30T08:00:00.000000Z",
+         *       "lastAt": null,
+         *       "skipped": 0,
+         *       "createdAt": "2026-11-30T07:59:39.193000Z",
+         *       "updatedAt": "2026-11-30T07:59:39.193000Z",
+         *       "payload": "eyJraW5kIjoiZGFpbHktZGlnZXN0In0=",
+         *       "nextOccurrences": [
+         *         {
+         *           "at": "2026-11-30T08:00:00.000000Z",
+         *           "local": "2026-11-30T09:00:00+01:00"
+         *         },
+         *         {
+         *           "at": "2026-12-01T08:00:00.000000Z",
+         *           "local": "2026-12-01T09:00:00+01:00"
+         *         },
+         *         {
+         *           "at": "2026-12-02T08:00:00.000000Z",
+         *           "local": "2026-12-02T09:00:00+01:00"
+         *         },
+         *         {
+         *           "at": "2026-12-03T08:00:00.000000Z",
+         *           "local": "2026-12-03T09:00:00+01:00"
+         *         },
+         *         {
+         *           "at": "2026-12-04T08:00:00.000000Z",
+         *           "local": "2026-12-04T09:00:00+01:00"
+         *         }
+         *       ]
+         *     }
+         */
+        ScheduleGetResult: {
+            /** @constant */
+            found: true;
+            queue: string;
+            scheduleKey: string;
+            cron: string;
+            /** @description canonical IANA name */
+            timezone: string;
+            partition: string;
+            payloadZstd: boolean;
+            encrypted: boolean;
+            producerSub: string;
+            /** @description 1 when created; +1 at every replace */
+            revision: number;
+            /** @description the next occurrence not yet materialized as a timer (null: the expression has no more) */
+            nextAt: string | null;
+            /** @description the last occurrence materialized as a timer */
+            lastAt: string | null;
+            /** @description occurrences missed (outage, sweeper or tenant pause): only the latest missed one fires */
+            skipped: number;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            createdAt: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            updatedAt: string;
+            /** @description base64 exactly as stored: compressed and/or encrypted; never decrypted */
+            payload: string;
+            /** @description the next 5 occurrences from now (PostgreSQL's clock) */
+            nextOccurrences: components["schemas"]["ScheduleOccurrence"][];
+        } | {
+            /** @constant */
+            found: false;
+        };
+        /**
+         * @example {
+         *       "rows": [
+         *         {
+         *           "queue": "reminders",
+         *           "scheduleKey": "acme/daily-digest",
+         *           "cron": "0 9 * * *",
+         *           "timezone": "Europe/Rome",
+         *           "partition": "acme",
+         *           "payloadZstd": false,
+         *           "encrypted": false,
+         *           "producerSub": "dev",
+         *           "revision": 1,
+         *           "nextAt": "2026-11-30T08:00:00.000000Z",
+         *           "lastAt": null,
+         *           "skipped": 0,
+         *           "createdAt": "2026-11-30T07:59:39.193000Z",
+         *           "updatedAt": "2026-11-30T07:59:39.193000Z"
+         *         }
+         *       ],
+         *       "truncated": false,
+         *       "nextAfter": "acme/daily-digest"
+         *     }
+         */
+        ScheduleList: {
+            rows: components["schemas"]["ScheduleRow"][];
+            /** @description true when more rows follow; pass nextAfter as after */
+            truncated: boolean;
+            /** @description the last scheduleKey of this page */
+            nextAfter: string | null;
+        };
+        ScheduleRow: {
+            queue: string;
+            scheduleKey: string;
+            cron: string;
+            /** @description canonical IANA name */
+            timezone: string;
+            partition: string;
+            payloadZstd: boolean;
+            encrypted: boolean;
+            producerSub: string;
+            /** @description 1 when created; +1 at every replace */
+            revision: number;
+            /** @description the next occurrence not yet materialized as a timer (null: the expression has no more) */
+            nextAt: string | null;
+            /** @description the last occurrence materialized as a timer */
+            lastAt: string | null;
+            /** @description occurrences missed (outage, sweeper or tenant pause): only the latest missed one fires */
+            skipped: number;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            createdAt: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            updatedAt: string;
         };
         /**
          * @example {
@@ -1651,6 +1950,483 @@ export interface operations {
                      *       "ok": false,
                      *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
                      *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "schedules-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+                /**
+                 * @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded.
+                 * @example acme/daily-digest
+                 */
+                scheduleKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleGetResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "schedules-put": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+                /**
+                 * @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded.
+                 * @example acme/daily-digest
+                 */
+                scheduleKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description cron expression: five fields (minute hour day-of-month month day-of-week) or six with seconds first; day-of-month OR day-of-week when both are restricted (Vixie cron); L, W, # and @daily-style nicknames
+                     * @example 0 9 * * *
+                     */
+                    cron: string;
+                    /**
+                     * @description IANA time zone the expression is read in (default UTC). DST: a local time the zone skips fires once at the shift; one it repeats fires once, the first time
+                     * @example Europe/Rome
+                     */
+                    timezone?: string;
+                    /**
+                     * Format: base64
+                     * @description the exact payload bytes, base64
+                     */
+                    payload: string;
+                    /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
+                    partition?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePutResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Retry later (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "over the plan's rate of 100000 ops/s; retry after the current second",
+                     *       "code": "rate_limited",
+                     *       "scheduleRatePerSecond": 100000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "schedules-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+                /**
+                 * @description Catch-all: the rest of the path after the preceding segment, slashes included, written naturally (e.g. `tenant/42`). Percent-encoding is also accepted and decoded.
+                 * @example acme/daily-digest
+                 */
+                scheduleKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleDeleteResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "schedules-list": {
+        parameters: {
+            query?: {
+                /** @description exclusive cursor: the nextAfter of the previous page */
+                after?: string;
+                /** @description page size, clamped to [1, 1000], never refused; empty or non-numeric → the default */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
