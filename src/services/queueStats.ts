@@ -71,11 +71,10 @@ export function startQueueStats(
   opts: { everyMs: number; series: number; onError: (err: unknown) => void },
 ): QueueStats {
   const sample = async () => {
-    const [pending, dead, overdue] = await Promise.all([
-      db.pool.query<Row>(countByQueue('timers'), [EXACT_ROWS, opts.series]),
-      db.pool.query<Row>(countByQueue('dead_letters'), [EXACT_ROWS, opts.series]),
-      db.pool.query<{ tenant: string; queue: string; age: number }>(OVERDUE_BY_QUEUE_SQL, [EXACT_ROWS, opts.series]),
-    ]);
+    // One after the other: a sample holds at most one of the request path's connections.
+    const pending = await db.pool.query<Row>(countByQueue('timers'), [EXACT_ROWS, opts.series]);
+    const dead = await db.pool.query<Row>(countByQueue('dead_letters'), [EXACT_ROWS, opts.series]);
+    const overdue = await db.pool.query<{ tenant: string; queue: string; age: number }>(OVERDUE_BY_QUEUE_SQL, [EXACT_ROWS, opts.series]);
     // Replaced whole, so a queue that emptied or dropped out of the top series disappears.
     metrics.queuePending.reset();
     for (const r of pending.rows) metrics.queuePending.set({ tenant: r.tenant, queue: r.queue }, r.n);
