@@ -3,6 +3,7 @@
 // the cursor past the earlier one, which would then never be delivered. Every append goes through
 // src/services/log/append.ts, which holds the partition until commit.
 // Real PostgreSQL only: embedded PGlite runs one transaction at a time, so the race cannot occur.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
@@ -89,6 +90,47 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     expect(replayed.status).toBe(201);
     while ((await popOnce()) === 200);
     expect(delivered).toEqual([replayed.body.transactionId, 'after']);
+  });
+
+  it('an append that waits for a consumer row an ack is updating still records its frame on that row', async () => {
+    // The group's consumer row mirrors the partition's newest seq; a pop finds work by it. An ack
+    // commits a new version of the row while the append waits for it: the append must write its
+    // seq onto that newest version, or the group would not see the frame until the next append.
+    await push(tb, [{ queue: 'mirror', payload: 'one', transactionId: 'm1' }]);
+    const first = await pop(tb, '/api/v1/pop/queue/mirror');
+    expect(first.body.messages.map((m: any) => m.transactionId)).toEqual(['m1']);
+
+    const holder = new pg.Client({ connectionString: tb.config.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`UPDATE partition_consumers SET updated_at = now() WHERE tenant = 'acme' AND queue = 'mirror'`);
+      const pushing = push(tb, [{ queue: 'mirror', payload: 'two', transactionId: 'm2' }]);
+      await waitFor(async () => {
+        const r = await tb.sql.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO messages%'`,
+        );
+        return r.rowCount! > 0;
+      });
+      await holder.query('COMMIT');
+      expect((await pushing).status).toBe(201);
+    } finally {
+      await holder.end();
+    }
+
+    const rows = await tb.sql.query(
+      `SELECT p.last_seq::int AS partition_seq, c.last_seq::int AS consumer_seq
+         FROM partitions p JOIN partition_consumers c USING (tenant, queue)
+        WHERE p.tenant = 'acme' AND p.queue = 'mirror' AND c.partition = p.name`,
+    );
+    expect(rows.rows).toEqual([{ partition_seq: rows.rows[0].partition_seq, consumer_seq: rows.rows[0].partition_seq }]);
+    const frame = first.body.messages[0];
+    expect((await ack(tb, { transactionId: frame.transactionId, partitionId: frame.partitionId, leaseId: frame.leaseId })).status).toBe(
+      200,
+    );
+    const second = await pop(tb, '/api/v1/pop/queue/mirror');
+    expect(second.status).toBe(200);
+    expect(second.body.messages.map((m: any) => m.transactionId)).toEqual(['m2']);
   });
 
   it('a consumer group that first pops during an append sees the appended frame', async () => {

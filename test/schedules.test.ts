@@ -54,12 +54,16 @@ async function scheduleRow(queue: string, key: string) {
 }
 
 /**
- * Arranges the schedule's next occurrence `inMs` from now (a whole second, PostgreSQL's clock), to
- * be materialized by the next pass: the tests' way to make an occurrence due without the cron.
+ * Arranges the schedule's next occurrence at least `inMs` from now (on the next whole second,
+ * PostgreSQL's clock), to be materialized by the next pass: the tests' way to make an occurrence
+ * due without the cron. "At least": an occurrence that came due before the next pass would be
+ * materialized and fired by that same pass, and a test that expects to see it pending would fail
+ * on a machine slow enough (it did in CI, when next_at was the truncated second plus 1 s).
  */
 async function nextIn(queue: string, key: string, inMs: number) {
   await tb.sql.query(
-    `UPDATE schedules SET next_at = date_trunc('second', now()) + $3 * interval '1 ms', materialize_at = now() - interval '1 ms'
+    `UPDATE schedules SET next_at = date_trunc('second', now() + $3 * interval '1 ms') + interval '1 second',
+                          materialize_at = now() - interval '1 ms'
       WHERE tenant = 'acme' AND queue = $1 AND schedule_key = $2`,
     [queue, key, inMs],
   );
@@ -165,7 +169,7 @@ describe('occurrences as timers', () => {
     await put('beats', 'hb', { cron: MONTHLY });
     expect(await metered(tb)).toBe(before);
     const definition = (await scheduleRow('beats', 'hb')).definition;
-    await nextIn('beats', 'hb', 1000);
+    await nextIn('beats', 'hb', 2000);
     await sweeper.sweepOnce();
     const [t] = await timersOf('beats', 'hb');
     const at = t.deliver_at.toISOString().slice(0, 19) + 'Z';
@@ -207,7 +211,7 @@ describe('occurrences as timers', () => {
     const res = await put('replaced', 'r', { cron: MONTHLY, payload: b64('new') });
     expect(res.body).toMatchObject({ status: 'replaced', revision: 2, withdrawn: [{ timerKey: old.timer_key, txn: old.txn }] });
     expect(await timersOf('replaced', 'r')).toEqual([]);
-    await nextIn('replaced', 'r', 1000);
+    await nextIn('replaced', 'r', 2000);
     await sweeper.sweepOnce();
     const [fresh] = await timersOf('replaced', 'r');
     expect(fresh.txn).not.toBe(old.txn);

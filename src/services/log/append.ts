@@ -72,6 +72,14 @@ export interface FrameSource {
  * `lag` is created_at − deliver_at in seconds on PostgreSQL's clock, for timer frames (null for
  * pushed ones). Then each partition's newest seq goes to its row and to its consumer rows, locked
  * in key order (an ack batch holding some of them never deadlocks with an append).
+ *
+ * The consumer rows are updated by key, not by the ctid their lock returned. A pop or an ack
+ * updates them without the partition lock; when one commits while this statement waits for the
+ * row, FOR UPDATE locks and returns the row's newest version, which this statement's snapshot does
+ * not see: an UPDATE joined on that ctid found nothing and dropped the mirror silently, and the
+ * group did not see the frame until the next append (test/log-append-order.test.ts). Joined on the
+ * key, the UPDATE finds the version it sees and EvalPlanQual moves it to the newest one. The
+ * partition row needs no such care: this transaction has held it since lockPartitionsForAppend.
  */
 export const appendSql = (s: FrameSource) => `
 WITH ${s.ctes},
@@ -98,15 +106,16 @@ partition_rows AS (
 bumped AS (
   UPDATE partitions p SET last_seq = r.seq FROM partition_rows r WHERE p.ctid = r.tid
 ),
-consumer_rows AS (
-  SELECT x.tid, n.seq FROM newest n
-   CROSS JOIN LATERAL (SELECT c.ctid AS tid FROM partition_consumers c
+consumer_rows AS MATERIALIZED (
+  SELECT n.tenant, n.queue, n.partition, x.consumer_group, n.seq FROM newest n
+   CROSS JOIN LATERAL (SELECT c.consumer_group FROM partition_consumers c
                         WHERE c.tenant = n.tenant AND c.queue = n.queue AND c.partition = n.partition
                         ORDER BY c.consumer_group
                           FOR UPDATE OF c) x
 ),
 mirrored AS (
-  UPDATE partition_consumers c SET last_seq = r.seq FROM consumer_rows r WHERE c.ctid = r.tid
+  UPDATE partition_consumers c SET last_seq = r.seq FROM consumer_rows r
+   WHERE c.tenant = r.tenant AND c.queue = r.queue AND c.partition = r.partition AND c.consumer_group = r.consumer_group
 )${s.after ? `,\n${s.after}` : ''}
 ${s.result ?? 'SELECT * FROM appended'}`;
 

@@ -58,7 +58,7 @@ WITH kept AS (
     FROM queues q
 ),
 candidates AS (
-  SELECT p.ctid AS tid, p.tenant, p.queue, p.name AS partition, p.retained_at, k.retention_s, k.completed_s
+  SELECT p.tenant, p.queue, p.name AS partition, p.retained_at, k.retention_s, k.completed_s
     FROM kept k
     JOIN partitions p ON p.tenant = k.tenant AND p.queue = k.name
    WHERE k.retention_s > 0 OR k.completed_s > 0
@@ -67,7 +67,8 @@ candidates AS (
      FOR UPDATE OF p SKIP LOCKED
 ),
 visited AS (
-  UPDATE partitions p SET retained_at = now() FROM candidates c WHERE p.ctid = c.tid
+  UPDATE partitions p SET retained_at = now() FROM candidates c
+   WHERE p.tenant = c.tenant AND p.queue = c.queue AND p.name = c.partition
 )
 SELECT c.tenant, c.queue, c.partition, c.retention_s, c.completed_s,
        extract(epoch FROM now() - (SELECT min(coalesce(x.retained_at, now())) FROM candidates x))::float8 AS lag_s
