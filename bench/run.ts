@@ -13,10 +13,14 @@
 //             (default 10,000,000) pending weeks out, and the ratios (not in the default set)
 //   soak      --minutes=N of steady schedule + fire + push + pop/ack with retention on, sampled
 //             every --sample-seconds (bench/soak.ts; not in the default set)
+//   cli       the queen-timers CLI's start: `--help` through the compiled bin, 10 runs, median
+//             beside plain `node -e ''` and beside the sources through tsx (no broker; not in the
+//             default set)
 // Targets (2 cores, PostgreSQL on the same box): schedule ≥ 20,000 ops/s; fire ≥ 15,000 frames/s
 // and ≥ 50% of the limit; trickle p99 ≤ 25 ms, max ≤ 100 ms. Volume: schedule ≥ 0.9× and trickle
 // p99 within +5 ms of the empty table; peek and list p99 ≤ 10 ms. Soak (30 min): tables ≤ 1.2×,
-// lag p99 ≤ 1.2×, RSS ≤ 1.1× of the first 5 minutes.
+// lag p99 ≤ 1.2×, RSS ≤ 1.1× of the first 5 minutes. CLI: starts in well under a second.
+import { execFileSync } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { mintToken } from '../src/auth.ts';
@@ -324,7 +328,30 @@ function round(v: number, digits: number) {
   return Math.round(v * f) / f;
 }
 
+/** Median wall time of a command, over `runs` runs (ms). */
+function medianRunMs(cmd: string, argv: string[], runs = 10): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    execFileSync(cmd, argv, { stdio: 'ignore' });
+    times.push(performance.now() - t);
+  }
+  return round(times.sort((a, b) => a - b)[runs >> 1], 1);
+}
+
+/** `cli`: the CLI's start as users meet it (compiled, npm install built it), beside node alone and tsx. */
+function measureCli() {
+  const node = medianRunMs(process.execPath, ['-e', '']);
+  const compiled = medianRunMs(process.execPath, ['bin/queen-timers.mjs', '--help']);
+  const tsx = medianRunMs(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--help'], 3);
+  emit({ measure: 'cli', nodeAloneMs: node, compiledHelpMs: compiled, tsxHelpMs: tsx, compiledOverNode: round(compiled / node, 2) });
+}
+
 async function main() {
+  if (measures.includes('cli')) {
+    measureCli();
+    if (measures.length === 1) return;
+  }
   const scratch = serverUrl ? await createScratchDatabase(serverUrl, 'qt_bench') : undefined;
   const config = loadConfig({
     ...process.env,
@@ -341,7 +368,9 @@ async function main() {
   const sql = broker.db.embedded ? broker.db.pool : new pg.Pool({ connectionString: broker.db.url, max: 2 });
   try {
     for (const m of measures) {
-      if (m === 'fire') await measureFire(broker, sql);
+      if (m === 'cli')
+        continue; // measured above, without a broker
+      else if (m === 'fire') await measureFire(broker, sql);
       else if (m === 'trickle') await measureTrickle(broker, sql);
       else if (m === 'schedule') await measureSchedule(broker, sql, base);
       else if (m === 'volume') await measureVolume(broker, sql, base);

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,9 +94,14 @@ describe('queen-timers token', () => {
   });
 });
 
-/** `npm start`'s command, with this environment; resolves its output once `until` matches it (or it exits). */
+/**
+ * `npm start`'s command as package.json has it (run without npm's wrapper, as a supervisor would),
+ * with this environment, so a change to the script is a change to what this test starts.
+ */
+const START = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string).split(' ');
+
 function startBroker(env: Record<string, string>) {
-  const child = spawn('node', ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(START[0], START.slice(1), {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
