@@ -97,6 +97,11 @@ export function createMetrics(build: BuildInfo) {
       help: "Schedule occurrences this broker's sweeper materialized as timers (each metered as one message)",
       registers: [registry],
     }),
+    schedulesFailures: new Counter({
+      name: 'queen_schedules_materialize_failures_total',
+      help: "Runs of this broker's schedule materialization that failed (retried on the next pass; timers fire meanwhile)",
+      registers: [registry],
+    }),
     schedulesSkipped: new Counter({
       name: 'queen_schedules_skipped_total',
       help: 'Schedule occurrences missed during an outage or a pause and skipped (only the latest missed one fires)',

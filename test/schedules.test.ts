@@ -54,11 +54,11 @@ async function scheduleRow(queue: string, key: string) {
 }
 
 /**
- * Arranges the schedule's next occurrence at least `inMs` from now (on the next whole second,
- * PostgreSQL's clock), to be materialized by the next pass: the tests' way to make an occurrence
- * due without the cron. "At least": an occurrence that came due before the next pass would be
- * materialized and fired by that same pass, and a test that expects to see it pending would fail
- * on a machine slow enough (it did in CI, when next_at was the truncated second plus 1 s).
+ * Arranges the schedule's next occurrence at least `inMs` from now (on a whole second, PostgreSQL's
+ * clock), to be materialized by the next pass: the tests' way to make an occurrence come without
+ * the cron. Far enough ahead that the pass cannot also fire it (an occurrence already due is
+ * materialized and fired by the same pass: a slow CI machine once did that to a 1 s margin);
+ * dueNow() then makes its timer due.
  */
 async function nextIn(queue: string, key: string, inMs: number) {
   await tb.sql.query(
@@ -68,6 +68,13 @@ async function nextIn(queue: string, key: string, inMs: number) {
     [queue, key, inMs],
   );
 }
+
+/**
+ * Makes a materialized occurrence's timer due now, as a sweeper would find it at its instant: its
+ * key and txn (derived from the instant) stay, so the tests never wait on a wall clock.
+ */
+const dueNow = (queue: string, timerKey: string) =>
+  tb.sql.query(`UPDATE timers SET deliver_at = now() WHERE tenant = 'acme' AND queue = $1 AND timer_key = $2`, [queue, timerKey]);
 
 /** Waits (PostgreSQL's clock) until `at` has passed by `byMs`. */
 const waitPast = (at: Date, byMs = 0) =>
@@ -169,7 +176,7 @@ describe('occurrences as timers', () => {
     await put('beats', 'hb', { cron: MONTHLY });
     expect(await metered(tb)).toBe(before);
     const definition = (await scheduleRow('beats', 'hb')).definition;
-    await nextIn('beats', 'hb', 2000);
+    await nextIn('beats', 'hb', 20_000);
     await sweeper.sweepOnce();
     const [t] = await timersOf('beats', 'hb');
     const at = t.deliver_at.toISOString().slice(0, 19) + 'Z';
@@ -178,7 +185,7 @@ describe('occurrences as timers', () => {
     const peek = await api(tb, 'GET', `/api/v1/timers/beats/${t.timer_key}`);
     expect(peek.body).toMatchObject({ found: true, txn: t.txn, producerSub: 'tester', payload: b64('{"beat":1}') });
 
-    await waitPast(t.deliver_at);
+    await dueNow('beats', t.timer_key);
     await sweeper.sweepOnce();
     await waitFor(async () => (await framesOf('beats')).length === 1);
     expect(await framesOf('beats')).toEqual([{ transaction_id: t.txn, timer_key: t.timer_key, payload: '{"beat":1}' }]);
@@ -190,6 +197,33 @@ describe('occurrences as timers', () => {
     });
     expect(await metered(tb)).toBe(before + 1);
     await api(tb, 'DELETE', '/api/v1/schedules/beats/hb');
+  });
+
+  it('fires due timers while materialization fails, and materializes once it works again', async () => {
+    await put('broken', 'b', { cron: MONTHLY });
+    await nextIn('broken', 'b', 20_000);
+    // Every write to the schedules table fails from here on: so does each materialization run.
+    await tb.sql.query(`
+      CREATE FUNCTION refuse_schedule_writes() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'schedules are read-only in this test'; END $$;
+      CREATE TRIGGER refuse_schedule_writes BEFORE UPDATE ON schedules FOR EACH ROW EXECUTE FUNCTION refuse_schedule_writes();`);
+    const failures = async () => (await tb.broker.services.metrics.schedulesFailures.get()).values[0]?.value ?? 0;
+    try {
+      const failedBefore = await failures();
+      const s = await api(tb, 'POST', '/api/v1/timers', {
+        body: { operations: [{ op: 'schedule', queue: 'broken', timerKey: 'plain', delayMs: 0, payload: b64('{"plain":1}') }] },
+      });
+      expect(s.body.results[0].status).toBe('scheduled');
+      expect(await sweeper.sweepOnce()).toMatchObject({ fired: 1 });
+      expect(await failures()).toBe(failedBefore + 1);
+      expect((await framesOf('broken')).map((f) => f.timer_key)).toEqual(['plain']);
+      expect(await timersOf('broken', 'b')).toEqual([]);
+    } finally {
+      await tb.sql.query('DROP TRIGGER refuse_schedule_writes ON schedules; DROP FUNCTION refuse_schedule_writes();');
+    }
+    await sweeper.sweepOnce();
+    expect(await timersOf('broken', 'b')).toHaveLength(1);
+    await api(tb, 'DELETE', '/api/v1/schedules/broken/b');
   });
 
   it('keeps one occurrence ahead at a time: the next is materialized once the last is due', async () => {
@@ -211,11 +245,11 @@ describe('occurrences as timers', () => {
     const res = await put('replaced', 'r', { cron: MONTHLY, payload: b64('new') });
     expect(res.body).toMatchObject({ status: 'replaced', revision: 2, withdrawn: [{ timerKey: old.timer_key, txn: old.txn }] });
     expect(await timersOf('replaced', 'r')).toEqual([]);
-    await nextIn('replaced', 'r', 2000);
+    await nextIn('replaced', 'r', 20_000);
     await sweeper.sweepOnce();
     const [fresh] = await timersOf('replaced', 'r');
     expect(fresh.txn).not.toBe(old.txn);
-    await waitPast(fresh.deliver_at);
+    await dueNow('replaced', fresh.timer_key);
     await sweeper.sweepOnce();
     await waitFor(async () => (await framesOf('replaced')).length > 0);
     expect((await framesOf('replaced')).map((f) => f.payload)).toEqual(['new']);

@@ -115,6 +115,9 @@ UPDATE schedules s SET materialize_at = now() + interval '1 minute'
  */
 const BATCH_SIZE = 100;
 const MAX_BATCHES_PER_RUN = 10;
+/** After a failed run, the next waits this long, doubling up to the cap. */
+const FAILURE_BACKOFF_BASE_MS = 1_000;
+const FAILURE_BACKOFF_CAP_MS = 30_000;
 
 interface DueSchedule {
   tenant: string;
@@ -144,6 +147,10 @@ export interface MaterializeResult {
 export class Materializer {
   /** Local clock: when the next run is needed (0: at the next pass). */
   private wakeAtLocal = 0;
+  /** Earliest instant notified since the current batch was sent (local clock): kept past the batch. */
+  private notifiedLocal = Infinity;
+  /** Runs failed in a row (the back-off's exponent). */
+  private failures = 0;
   /** Set by the loop: runs only when due. A sweeper driven by sweepOnce() (tests) runs every pass. */
   paced = false;
 
@@ -161,6 +168,12 @@ export class Materializer {
   /** An instant (local clock) at which something may have become due: a PUT, a schedule. */
   notified(localMs: number): void {
     this.wakeAtLocal = Math.min(this.wakeAtLocal, localMs);
+    this.notifiedLocal = Math.min(this.notifiedLocal, localMs);
+  }
+
+  /** A run failed: the next one waits 1 s, doubling to 30 s while runs keep failing (the timers' passes go on). */
+  failed(): void {
+    this.wakeAtLocal = Date.now() + Math.min(FAILURE_BACKOFF_CAP_MS, FAILURE_BACKOFF_BASE_MS * 2 ** this.failures++);
   }
 
   /** Runs when due; between runs the loop's own clock says when (at most QUEEN_SWEEPER_MAX_SLEEP_MS apart). */
@@ -171,8 +184,10 @@ export class Materializer {
     const batch = Math.min(BATCH_SIZE, this.services.config.QUEEN_SWEEPER_BATCH_SIZE);
     for (let round = 0; round < MAX_BATCHES_PER_RUN; round++) {
       const sentAt = Date.now();
+      this.notifiedLocal = Infinity;
       const r = await inTransaction(this.db.pool, (tx) => this.batch(tx, batch), { replay: false });
       // Committed: count it, and wake the sweepers for the new timers (in-process and NOTIFY).
+      this.failures = 0;
       total.materialized += r.materialized;
       total.skipped += r.skipped;
       this.services.metrics.schedulesMaterialized.inc(r.materialized);
@@ -180,7 +195,8 @@ export class Materializer {
       if (r.skipped > 0) this.log.info({ skipped: r.skipped }, 'schedule occurrences missed (outage or pause): only the latest fired');
       if (r.earliestMs !== null) this.services.notifier.timerScheduled(r.earliestMs);
       const offset = r.nowMs - sentAt;
-      this.wakeAtLocal = Math.min(sentAt + maxSleep, r.wakeMs === null ? Infinity : r.wakeMs - offset);
+      // A PUT that committed after the claim's snapshot notified meanwhile: its wake-up stands.
+      this.wakeAtLocal = Math.min(sentAt + maxSleep, r.wakeMs === null ? Infinity : r.wakeMs - offset, this.notifiedLocal);
       if (r.claimed < batch) break;
       this.wakeAtLocal = 0; // a full batch: more are due
     }
