@@ -41,7 +41,7 @@ export function createMetrics(build: BuildInfo) {
     }),
     queuePending: new Gauge({
       name: 'queen_queue_timers_pending',
-      help: 'Pending timers per queue, sampled every QUEEN_METRICS_QUEUE_INTERVAL_MS; the QUEEN_METRICS_QUEUES largest queues only; exact up to 100000 timers in the cell, above that an estimate from a 1% block sample',
+      help: 'Pending timers per queue, sampled every QUEEN_METRICS_QUEUE_INTERVAL_MS; the QUEEN_METRICS_QUEUES largest queues only; exact up to 100000 timers in the cell, above that an estimate from a block sample of at most 256 pages, scaled to the row estimate',
       labelNames: queueLabels,
       registers: [registry],
     }),

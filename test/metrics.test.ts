@@ -1,6 +1,7 @@
 // /metrics as an operator reads it: request latency by route template (docs not counted), the
 // per-queue gauges with their bounded series, build info.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { samplePercent, startQueueStats } from '../src/services/queueStats.ts';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { ack, b64, pop, push } from './helpers/log.ts';
 
@@ -65,5 +66,35 @@ describe('per-queue gauges', () => {
     await tb.sql.query(`DELETE FROM timers WHERE queue = 'big'`);
     await tb.broker.queueStats!.runOnce();
     expect(await metrics()).not.toContain('queue="big"');
+  });
+
+  it('estimate a large table from a bounded block sample, scaled to the row estimate', async () => {
+    await tb.sql.query(
+      `INSERT INTO timers (tenant, queue, partition, timer_key, deliver_at, txn, message_id, payload, producer_sub)
+       SELECT 'sampled', CASE WHEN i <= 3000 THEN 'three' ELSE 'one' END, 'Default', 's' || i, now() + interval '1 day',
+              's' || i, gen_random_uuid(), '\\x7b7d', 'test'
+         FROM generate_series(1, 4000) AS i`,
+    );
+    await tb.sql.query('ANALYZE timers');
+    // Past its exact limit (here 100 rows), with a sample as large as the table: every page read,
+    // so the scaled counts are the true ones, whatever the machine.
+    const stats = startQueueStats(tb.broker.db, tb.broker.services.metrics, {
+      everyMs: 3_600_000,
+      series: 2,
+      exactRows: 100,
+      samplePages: 1_000_000,
+      onError: (err) => {
+        throw err;
+      },
+    });
+    await stats.runOnce();
+    await stats.stop();
+    const text = await metrics();
+    expect(text).toContain('queen_queue_timers_pending{tenant="sampled",queue="three"} 3000');
+    expect(text).toContain('queen_queue_timers_pending{tenant="sampled",queue="one"} 1000');
+    // The sample reads about samplePages of a table's pages: ten million timers are ~312,000 pages.
+    expect(samplePercent(312_000, 256)).toBeCloseTo(0.082, 3);
+    expect(samplePercent(100, 256)).toBe(100);
+    await tb.sql.query(`DELETE FROM timers WHERE tenant = 'sampled'`);
   });
 });
