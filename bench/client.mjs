@@ -11,6 +11,8 @@
 //   backlog  { url, token, queue, batch, group, limitMs }                       → { first, last, batches, errors }
 //   schedule { url, token, perSecond, seconds, prefix }                         → { times }
 //              single-op POST /api/v1/timers at a steady rate, each timed
+//   reads    { url, token, paths }                                              → { times }
+//              GETs each path in turn (each must answer 200), timing each
 //   pings    { url, token, queue, count, gapMs }                                → { sent, pushMs }
 //              one-frame pushes carrying { sentAt } for the idle job's waiters to time
 //              pops and acks one partition to the end, timing each pop
@@ -292,7 +294,18 @@ async function soak() {
   return { ...counts, errors };
 }
 
-const jobs = { push, drain, idle, backlog, schedule, pings, soak };
+async function reads() {
+  const times = [];
+  for (const path of job.paths) {
+    const t = performance.now();
+    const r = await call('GET', path);
+    if (r.status !== 200) throw new Error(`GET ${path} -> ${r.status}`);
+    times.push(performance.now() - t);
+  }
+  return { times };
+}
+
+const jobs = { push, drain, idle, backlog, schedule, pings, soak, reads };
 jobs[job.kind]().then(
   (result) => {
     process.stdout.write(JSON.stringify(result) + '\n');

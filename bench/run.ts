@@ -28,7 +28,7 @@ import { createBroker, type Broker } from '../src/broker.ts';
 import { loadConfig } from '../src/config.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
 import { startSweeper } from '../src/sweeper/index.ts';
-import { measureLog } from './log.ts';
+import { client, measureLog } from './log.ts';
 import { measureSoak } from './soak.ts';
 
 const args = process.argv.slice(2);
@@ -239,9 +239,22 @@ async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Prom
   return line;
 }
 
-/** Peeks (500, random keys) and list pages (200, random start) of the timers measureSchedule left: latency over HTTP. */
+/**
+ * Peeks (500, random keys) and list pages (200, random start) of the timers measureSchedule left:
+ * latency over HTTP, from a client process of its own (bench/client.mjs, as the log bench does, so
+ * the client's CPU is not the broker's event loop's), then the same paths from fetch in this
+ * process (what the fourth and fifth sessions reported: the figures with `InProcess`).
+ */
 async function measureReads(base: string): Promise<Record<string, any>> {
   const token = await mintToken(SECRET, { tenant: 'bench', sub: 'bench', grants: ['read'] });
+  const pick = () => Math.floor(Math.random() * N);
+  const peekPaths = Array.from({ length: 500 }, () => {
+    const k = pick();
+    return `/api/v1/timers/q${k % 8}/s${k}`;
+  });
+  const listPaths = Array.from({ length: 200 }, (_, i) => `/api/v1/timers/q${i % 8}?limit=100&after=s${pick()}`);
+  const peeks: number[] = (await client({ kind: 'reads', url: base, token, paths: peekPaths })).times;
+  const lists: number[] = (await client({ kind: 'reads', url: base, token, paths: listPaths })).times;
   const timed = async (path: string) => {
     const t = performance.now();
     const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -249,14 +262,10 @@ async function measureReads(base: string): Promise<Record<string, any>> {
     if (res.status !== 200) throw new Error(`GET ${path} → ${res.status}`);
     return performance.now() - t;
   };
-  const pick = () => Math.floor(Math.random() * N);
-  const peeks: number[] = [];
-  for (let i = 0; i < 500; i++) {
-    const k = pick();
-    peeks.push(await timed(`/api/v1/timers/q${k % 8}/s${k}`));
-  }
-  const lists: number[] = [];
-  for (let i = 0; i < 200; i++) lists.push(await timed(`/api/v1/timers/q${i % 8}?limit=100&after=s${pick()}`));
+  const peeksInProcess: number[] = [];
+  for (const path of peekPaths) peeksInProcess.push(await timed(path));
+  const listsInProcess: number[] = [];
+  for (const path of listPaths) listsInProcess.push(await timed(path));
   const pct = (v: number[], p: number) => round([...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(p * v.length))], 2);
   const line = {
     measure: 'reads',
@@ -264,6 +273,8 @@ async function measureReads(base: string): Promise<Record<string, any>> {
     peekP99Ms: pct(peeks, 0.99),
     listP50Ms: pct(lists, 0.5),
     listP99Ms: pct(lists, 0.99),
+    peekP99MsInProcess: pct(peeksInProcess, 0.99),
+    listP99MsInProcess: pct(listsInProcess, 0.99),
   };
   emit(line);
   return line;
@@ -316,6 +327,8 @@ async function measureVolume(broker: Broker, sql: pg.Pool, base: string) {
     trickleP99DeltaMs: round(full.trickle.p99Ms - empty.trickle.p99Ms, 2),
     peekP99Ms: [empty.reads.peekP99Ms, full.reads.peekP99Ms],
     listP99Ms: [empty.reads.listP99Ms, full.reads.listP99Ms],
+    peekP99MsInProcess: [empty.reads.peekP99MsInProcess, full.reads.peekP99MsInProcess],
+    listP99MsInProcess: [empty.reads.listP99MsInProcess, full.reads.listP99MsInProcess],
     checkpointSeconds: [empty.checkpointSeconds, full.checkpointSeconds],
   });
   await sql.query(`DELETE FROM timers WHERE tenant = 'bulk'`);
