@@ -168,7 +168,7 @@ class TimerSweeper implements Sweeper {
         this.held.shift();
       }
       if (this.stopping) return result;
-      await this.materializeSchedules(); // before the claim: a caught-up occurrence fires in this pass
+      await this.materializer.runIfDue(); // before the claim (never throws): a caught-up occurrence fires in this pass
 
       const pending = this.prefetched;
       this.prefetched = undefined;
@@ -196,22 +196,6 @@ class TimerSweeper implements Sweeper {
       return result;
     } finally {
       this.services.metrics.sweepDuration.observe((performance.now() - started) / 1000);
-    }
-  }
-
-  /**
-   * The schedules' occurrences, never at the timers' expense: a run that fails (a deadlock with
-   * another broker's run, a schedule the cron library no longer reads, the database) is logged,
-   * counted and retried on a later pass, and this pass goes on to fire the due timers. Committed
-   * batches of the run stand; the failed one rolled back whole.
-   */
-  private async materializeSchedules(): Promise<void> {
-    try {
-      await this.materializer.runIfDue();
-    } catch (err) {
-      this.materializer.failed();
-      this.services.metrics.schedulesFailures.inc();
-      this.log.warn({ err }, 'schedule materialization failed; retried on a later pass');
     }
   }
 

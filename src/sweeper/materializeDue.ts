@@ -171,15 +171,27 @@ export class Materializer {
     this.notifiedLocal = Math.min(this.notifiedLocal, localMs);
   }
 
-  /** A run failed: the next one waits 1 s, doubling to 30 s while runs keep failing (the timers' passes go on). */
-  failed(): void {
-    this.wakeAtLocal = Date.now() + Math.min(FAILURE_BACKOFF_CAP_MS, FAILURE_BACKOFF_BASE_MS * 2 ** this.failures++);
-  }
-
-  /** Runs when due; between runs the loop's own clock says when (at most QUEEN_SWEEPER_MAX_SLEEP_MS apart). */
+  /**
+   * Runs when due; between runs the loop's own clock says when (at most QUEEN_SWEEPER_MAX_SLEEP_MS
+   * apart). Never throws, so the schedules never cost the timers their pass: a run that fails (a
+   * deadlock with another broker's run, the database) is logged, counted, and tried again after
+   * 1 s, doubling to 30 s while runs keep failing. Its committed batches stand; the failed one
+   * rolled back whole.
+   */
   async runIfDue(): Promise<MaterializeResult> {
     const total: MaterializeResult = { materialized: 0, skipped: 0 };
     if (this.paced && Date.now() < this.wakeAtLocal) return total;
+    try {
+      await this.run(total);
+    } catch (err) {
+      this.wakeAtLocal = Date.now() + Math.min(FAILURE_BACKOFF_CAP_MS, FAILURE_BACKOFF_BASE_MS * 2 ** this.failures++);
+      this.services.metrics.schedulesFailures.inc();
+      this.log.warn({ err }, 'schedule materialization failed; retried on a later pass');
+    }
+    return total;
+  }
+
+  private async run(total: MaterializeResult): Promise<void> {
     const maxSleep = this.services.config.QUEEN_SWEEPER_MAX_SLEEP_MS;
     const batch = Math.min(BATCH_SIZE, this.services.config.QUEEN_SWEEPER_BATCH_SIZE);
     for (let round = 0; round < MAX_BATCHES_PER_RUN; round++) {
@@ -200,7 +212,6 @@ export class Materializer {
       if (r.claimed < batch) break;
       this.wakeAtLocal = 0; // a full batch: more are due
     }
-    return total;
   }
 
   private async batch(tx: Queryable, size: number) {
