@@ -99,7 +99,7 @@ export function createMetrics(build: BuildInfo) {
     }),
     schedulesFailures: new Counter({
       name: 'queen_schedules_materialize_failures_total',
-      help: "Runs of this broker's schedule materialization that failed (retried on the next pass; timers fire meanwhile)",
+      help: "Runs of this broker's schedule materialization that failed (retried after a back-off of 1 s doubling to 30 s; timers fire meanwhile)",
       registers: [registry],
     }),
     schedulesSkipped: new Counter({

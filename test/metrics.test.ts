@@ -22,12 +22,14 @@ describe('request metrics', () => {
     await api(tb, 'GET', '/api/v1/timers/reminders/other');
     await tb.broker.app.inject({ method: 'GET', url: '/docs/static/index.html' });
     await tb.broker.app.inject({ method: 'GET', url: '/docs/json' });
+    expect((await tb.broker.app.inject({ method: 'GET', url: '/openapi.json' })).statusCode).toBe(200);
     const text = await metrics();
     expect(text).toMatch(
       /queen_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/timers\/\{queue\}\/\{timerKey\}",status="200"\} 2/,
     );
     expect(text).toMatch(/queen_http_requests_total\{method="GET",route="\/api\/v1\/timers\/\{queue\}\/\{timerKey\}",status="200"\} 2/);
     expect(text).not.toMatch(/route="\/docs/);
+    expect(text).not.toMatch(/route="\/openapi\.json/);
     expect(text).not.toMatch(/route="GET /);
   });
 
