@@ -4,10 +4,8 @@
 // one frame or was counted as skipped, and the frames include a run of five consecutive seconds.
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { guardClients } from '../src/db/index.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { admin, api, createScratchDatabase, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
-import { spawnBroker, type BrokerProcess } from './helpers/procs.ts';
+import { admin, api, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
+import { spawnBroker, startCluster } from './helpers/procs.ts';
 import { b64 } from './helpers/timers.ts';
 
 /** The occurrence instant (seconds since the epoch) each frame of the queue stands for, in log order. */
@@ -35,27 +33,10 @@ describe.skipIf(!onRealPostgres)('schedules across brokers on real PostgreSQL', 
   });
 
   it('an every-second schedule fires one frame per occurrence, none twice, across three brokers while one is SIGKILLed', async () => {
-    const scratch = await createScratchDatabase();
-    cleanups.push(() => scratch.drop());
-    const sql = new pg.Pool({ connectionString: scratch.url, max: 2 });
-    guardClients(sql);
-    sql.on('error', () => {});
-    cleanups.push(() => sql.end());
-    await migrate(sql);
-    // Short lease: an occurrence the killed broker had claimed fires 3 s later, not 30 s.
-    const env = { QUEEN_SWEEPER_LEASE_MS: '3000' };
-    const brokers: BrokerProcess[] = [0, 1, 2].map(() => spawnBroker(scratch.url, env));
-    cleanups.push(() => Promise.all(brokers.map((b) => b.kill('SIGKILL'))));
-    await waitFor(
-      async () =>
-        (
-          await sql.query(`SELECT count(DISTINCT client_port) >= 3 AS ok FROM pg_stat_activity
-                          WHERE datname = current_database() AND application_name = 'queen-timers-sweeper'`)
-        ).rows[0].ok,
-      { timeout: 30_000, interval: 100 },
-    );
+    // Three brokers, all sweepers connected; short leases, so a killed broker's claims come back within 3 s.
+    const { url, sql, brokers, env } = await startCluster(cleanups);
     // The API through a broker of its own in this process (no sweeper): the schedule and its DELETE.
-    const api0 = await startTestBroker({ databaseUrl: scratch.url });
+    const api0 = await startTestBroker({ databaseUrl: url });
     cleanups.push(() => api0.close());
     const put = await api(api0, 'PUT', '/api/v1/schedules/beats/hb', { body: { cron: '*/1 * * * * *', payload: b64('{"beat":1}') } });
     expect(put.status).toBe(200);
@@ -63,7 +44,7 @@ describe.skipIf(!onRealPostgres)('schedules across brokers on real PostgreSQL', 
     await waitFor(async () => (await occurrencesFired(sql, 'beats')).length >= 3, { timeout: 30_000, interval: 50 });
     await brokers[0].kill('SIGKILL');
     const killedAt = Math.floor(Date.now() / 1000);
-    brokers[0] = spawnBroker(scratch.url, env);
+    brokers[0] = spawnBroker(url, env);
     // Five consecutive occurrences fired after the kill (each once), however slow the machine.
     await waitFor(async () => longestRun((await occurrencesFired(sql, 'beats')).filter((s) => s > killedAt)) >= 5, {
       timeout: 90_000,

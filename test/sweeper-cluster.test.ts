@@ -4,9 +4,8 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { guardClients } from '../src/db/index.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { createScratchDatabase, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
-import { spawnBroker, type BrokerProcess } from './helpers/procs.ts';
+import { onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
+import { spawnBroker, startCluster } from './helpers/procs.ts';
 import { insertTimers } from './helpers/timers.ts';
 
 const TIMERS = 20_000;
@@ -36,26 +35,8 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
   });
 
   it(`three broker processes fire ${TIMERS} maturing timers exactly once while one is SIGKILLed and restarted`, async () => {
-    const scratch = await createScratchDatabase();
-    cleanups.push(() => scratch.drop());
-    const sql = new pg.Pool({ connectionString: scratch.url, max: 2 });
-    guardClients(sql);
-    sql.on('error', () => {});
-    cleanups.push(() => sql.end());
-    await migrate(sql);
-    // Short lease: the killed broker's claims come back within 3 s instead of 30 s.
-    const env = { QUEEN_SWEEPER_LEASE_MS: '3000' };
-    const brokers: BrokerProcess[] = [0, 1, 2].map(() => spawnBroker(scratch.url, env));
-    cleanups.push(() => Promise.all(brokers.map((b) => b.kill('SIGKILL'))));
-    // Wait until all three sweepers are connected, then let the timers mature over ~4 s.
-    await waitFor(
-      async () =>
-        (
-          await sql.query(`SELECT count(DISTINCT client_port) >= 3 AS ok FROM pg_stat_activity
-                          WHERE datname = current_database() AND application_name = 'queen-timers-sweeper'`)
-        ).rows[0].ok,
-      { timeout: 30_000, interval: 100 },
-    );
+    // Three brokers, all sweepers connected; short leases, so a killed broker's claims come back within 3 s.
+    const { url, sql, brokers, env } = await startCluster(cleanups);
     await insertTimers(sql, { count: TIMERS, dueInMs: 500, spreadMs: 4000 });
 
     // Kill one broker once a quarter of the frames are in, mid-run, and start a new one.
@@ -64,7 +45,7 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
       interval: 20,
     });
     await brokers[0].kill('SIGKILL');
-    brokers[0] = spawnBroker(scratch.url, env);
+    brokers[0] = spawnBroker(url, env);
 
     await waitFor(async () => (await sql.query('SELECT count(*)::int AS n FROM timers')).rows[0].n === 0, {
       timeout: 60_000,

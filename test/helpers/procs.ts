@@ -1,7 +1,10 @@
 // Brokers as separate processes (src/server.ts), for tests that kill one with SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SECRET } from './broker.ts';
+import pg from 'pg';
+import { guardClients } from '../../src/db/index.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createScratchDatabase, SECRET, waitFor } from './broker.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -40,4 +43,42 @@ export function spawnBroker(databaseUrl: string, env: Record<string, string> = {
       return exited;
     },
   };
+}
+
+export interface Cluster {
+  /** The scratch database's URL (dropped by the cleanups). */
+  url: string;
+  /** A small pool on it, for arranging and asserting in SQL. */
+  sql: pg.Pool;
+  /** Three broker processes, each with its sweeper; replace one to restart it. */
+  brokers: BrokerProcess[];
+  /** Their environment beyond the defaults, for a restarted one. */
+  env: Record<string, string>;
+}
+
+/**
+ * Three broker processes on a migrated scratch database of their own, resolved once all three
+ * sweepers are connected. Short leases (3 s): a killed broker's claims come back quickly. What it
+ * starts is pushed onto `cleanups`, to be run in reverse order.
+ */
+export async function startCluster(cleanups: (() => Promise<unknown>)[]): Promise<Cluster> {
+  const scratch = await createScratchDatabase();
+  cleanups.push(() => scratch.drop());
+  const sql = new pg.Pool({ connectionString: scratch.url, max: 2 });
+  guardClients(sql);
+  sql.on('error', () => {});
+  cleanups.push(() => sql.end());
+  await migrate(sql);
+  const env = { QUEEN_SWEEPER_LEASE_MS: '3000' };
+  const brokers: BrokerProcess[] = [0, 1, 2].map(() => spawnBroker(scratch.url, env));
+  cleanups.push(() => Promise.all(brokers.map((b) => b.kill('SIGKILL'))));
+  await waitFor(
+    async () =>
+      (
+        await sql.query(`SELECT count(DISTINCT client_port) >= 3 AS ok FROM pg_stat_activity
+                          WHERE datname = current_database() AND application_name = 'queen-timers-sweeper'`)
+      ).rows[0].ok,
+    { timeout: 30_000, interval: 100 },
+  );
+  return { url: scratch.url, sql, brokers, env };
 }
