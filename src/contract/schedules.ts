@@ -5,7 +5,7 @@ import { Cron } from 'croner';
 import { z } from 'zod';
 import { base64Payload, instant, partitionName, queueName, route } from './common.ts';
 import * as ex from './examples.ts';
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, pathKey, TIMER_KEY_MAX_BYTES } from './timers.ts';
+import { keysetPage, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, pathKey, TIMER_KEY_MAX_BYTES } from './timers.ts';
 
 export const DELETE_SCHEDULE_ROUTE = 'DELETE /api/v1/schedules/:queue/*scheduleKey';
 /** How many upcoming occurrences PUT and GET show. */
@@ -232,22 +232,7 @@ export const scheduleRoutes = {
     summary: 'List the schedules of one queue by scheduleKey in byte order (keyset paging, no payloads)',
     description: `\`limit\` defaults to ${LIST_LIMIT_DEFAULT} and is clamped to [1, ${LIST_LIMIT_MAX}], never rejected.`,
     errorResponses: [400, 401, 403, 503],
-    input: z.strictObject({
-      queue: queueName,
-      after: z
-        .string()
-        .max(1024)
-        .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
-        .describe('exclusive cursor: the nextAfter of the previous page')
-        .optional(),
-      limit: z
-        .string()
-        .meta({
-          description: `page size, clamped to [1, ${LIST_LIMIT_MAX}], never refused; empty or non-numeric → the default`,
-          override: { type: 'integer', default: LIST_LIMIT_DEFAULT },
-        })
-        .optional(),
-    }),
+    input: z.strictObject({ queue: queueName, ...keysetPage }),
     output: scheduleListSchema,
   }),
 };

@@ -150,6 +150,27 @@ export type Usage = z.infer<typeof usageSchema>;
 const keyPath = { queue: queueName, timerKey };
 
 /**
+ * The query of a keyset-paged list (timers and schedules): the exclusive cursor and the page size.
+ * `limit` is a string on the wire (documented as an integer), parsed by listLimit: the contract
+ * clamps it and never rejects it, so the document gives no bounds, only the default.
+ */
+export const keysetPage = {
+  after: z
+    .string()
+    .max(1024)
+    .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
+    .describe('exclusive cursor: the nextAfter of the previous page')
+    .optional(),
+  limit: z
+    .string()
+    .meta({
+      description: `page size, clamped to [1, ${LIST_LIMIT_MAX}], never refused; empty or non-numeric → the default`,
+      override: { type: 'integer', default: LIST_LIMIT_DEFAULT },
+    })
+    .optional(),
+};
+
+/**
  * The list's page size from the query string: clamped to [1, LIST_LIMIT_MAX], never rejected.
  * Absent, empty or non-numeric → the default; Infinity → the maximum.
  */
@@ -242,24 +263,7 @@ export const timerRoutes = {
     summary: 'List pending timers of one queue by timerKey in byte order (keyset paging, no payloads)',
     description: `\`limit\` defaults to ${LIST_LIMIT_DEFAULT} and is clamped to [1, ${LIST_LIMIT_MAX}], never rejected.`,
     errorResponses: [400, 401, 403, 503],
-    input: z.strictObject({
-      queue: queueName,
-      after: z
-        .string()
-        .max(1024)
-        .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
-        .describe('exclusive cursor: the nextAfter of the previous page')
-        .optional(),
-      // A string on the wire (documented as an integer), parsed by listLimit: the contract clamps
-      // limit and never rejects it, so the document gives no bounds, only the default.
-      limit: z
-        .string()
-        .meta({
-          description: `page size, clamped to [1, ${LIST_LIMIT_MAX}], never refused; empty or non-numeric → the default`,
-          override: { type: 'integer', default: LIST_LIMIT_DEFAULT },
-        })
-        .optional(),
-    }),
+    input: z.strictObject({ queue: queueName, ...keysetPage }),
     output: listResultSchema,
   }),
 
