@@ -25,7 +25,7 @@ import { ApiError } from '../../errors.ts';
 import { encryptingQueues, ensurePartitions } from '../queues.ts';
 import type { Caller, TimerDeps } from '../timers/deps.ts';
 import { admitAndMeter, quotaRefusal, rateRefusalBefore, weighStorage } from '../timers/gates.ts';
-import { seal, type ScheduleOp } from '../timers/prepare.ts';
+import { scheduleOp, seal } from '../timers/prepare.ts';
 import { isoInstant, localTime, nextOccurrence, nextOccurrences } from './occurrences.ts';
 import { MATERIALIZE_LOOKAHEAD_MS, SCHEDULE_TIMERS, TIMER_AT, timerOfSchedule, VIEW_COLUMNS, view, type ViewRow } from './rows.ts';
 
@@ -80,23 +80,8 @@ export async function putSchedule(deps: TimerDeps, caller: Caller, input: PutSch
       `scheduling is paused for tenant "${tenant}"; DELETE /api/v1/schedules/:queue/*scheduleKey still stops a schedule`,
     );
   }
-  const plain = Buffer.from(input.payload, 'base64');
   // The one timer the schedule holds at a time, as the timer gates weigh it (its key once known).
-  const op: ScheduleOp = {
-    index: 0,
-    kind: 'schedule',
-    queue: input.queue,
-    timerKey: '',
-    partition,
-    delayMs: 0,
-    txn: null,
-    decodedBytes: plain.length,
-    stored: '',
-    storedBytes: 0,
-    zstd: false,
-    encrypted: false,
-    plain,
-  };
+  const op = scheduleOp(0, { queue: input.queue, timerKey: '', partition, delayMs: 0 }, input.payload);
   const sealError = await seal(deps.cipher, [op], encrypting);
 
   const done = await inTransaction(deps.db.pool, async (q) => {

@@ -42,25 +42,34 @@ export interface Applied {
 
 export const keyOf = (queue: string, timerKey: string) => `${queue}\u0000${timerKey}`;
 
+/** A schedule op before sealing: its payload decoded, nothing stored yet (seal() fills that in). */
+export function scheduleOp(
+  index: number,
+  op: { queue: string; timerKey: string; partition?: string | undefined; delayMs: number; txn?: string | null | undefined },
+  payloadBase64: string,
+): ScheduleOp {
+  const plain = Buffer.from(payloadBase64, 'base64');
+  return {
+    index,
+    kind: 'schedule',
+    queue: op.queue,
+    timerKey: op.timerKey,
+    partition: op.partition ?? DEFAULT_PARTITION,
+    delayMs: op.delayMs,
+    txn: op.txn ?? null,
+    decodedBytes: plain.length,
+    stored: '',
+    storedBytes: 0,
+    zstd: false,
+    encrypted: false,
+    plain,
+  };
+}
+
 export function prepare(ops: TimerOperation[]): PreparedOp[] {
   return ops.map((op, index): PreparedOp => {
     if (op.op === 'cancel') return { index, kind: 'cancel', queue: op.queue, timerKey: op.timerKey, txn: op.txn ?? null };
-    const plain = Buffer.from(op.payload, 'base64');
-    return {
-      index,
-      kind: 'schedule',
-      queue: op.queue,
-      timerKey: op.timerKey,
-      partition: op.partition ?? DEFAULT_PARTITION,
-      delayMs: op.delayMs,
-      txn: op.txn ?? null,
-      decodedBytes: plain.length,
-      stored: '',
-      storedBytes: 0,
-      zstd: false,
-      encrypted: false,
-      plain,
-    };
+    return scheduleOp(index, op, op.payload);
   });
 }
 
