@@ -25,6 +25,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { occurrenceTimerKey } from '../contract/schedules.ts';
 import type { Services } from '../context.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
+import { NOT_CLAIMED } from '../services/timers/apply.ts';
 import { countOccurrences, latestOccurrence, nextOccurrence } from '../services/schedules/occurrences.ts';
 import { MATERIALIZE_LOOKAHEAD_MS, occurrenceTxn, scheduleTimers } from '../services/schedules/rows.ts';
 import type { SweeperDb } from './db.ts';
@@ -62,7 +63,7 @@ SELECT head.*, due.* FROM head LEFT JOIN due ON true`;
 const WITHDRAW_MISSED_SQL = `
 DELETE FROM timers t USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS m(tenant, queue, schedule_key, timer_key)
  WHERE ${scheduleTimers('m.tenant', 'm.queue', 'm.schedule_key')}
-   AND t.timer_key < m.timer_key COLLATE "C" AND (t.claim_expires_at IS NULL OR t.claim_expires_at <= now())
+   AND t.timer_key < m.timer_key COLLATE "C" AND ${NOT_CLAIMED}
 RETURNING m.tenant, m.queue, m.schedule_key`;
 
 /**

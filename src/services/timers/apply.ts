@@ -19,7 +19,8 @@ import { keyOf, prepare, seal, type Applied, type CancelOp, type ScheduleOp } fr
 
 /** A row in a sweeper's hands: its lease has not expired. */
 export const CLAIMED = 'claim_expires_at IS NOT NULL AND claim_expires_at > now()';
-const NOT_CLAIMED = '(t.claim_expires_at IS NULL OR t.claim_expires_at <= now())';
+/** A row of `timers t` no sweeper holds: never claimed, or its lease expired (cancel, reschedule and withdraw may take it). */
+export const NOT_CLAIMED = '(t.claim_expires_at IS NULL OR t.claim_expires_at <= now())';
 
 /**
  * upsertTimers — $1 tenant, $2 producer_sub, $3..$10 parallel arrays (queue, timer_key, partition,
