@@ -1,6 +1,7 @@
 import { createHmac, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { generateKeyPair, exportSPKI, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createVerifier, VerifiedTokens } from '../src/auth.ts';
 import { api, SECRET, startTestBroker, type TestBroker } from './helpers/broker.ts';
 
 let tb: TestBroker;
@@ -181,5 +182,48 @@ describe('key configuration', () => {
     await expect(startTestBroker({ env: { QUEEN_JWT_SECRET: '', QUEEN_JWT_PUBLIC_KEY: 'not a pem' } })).rejects.toThrow(
       /QUEEN_JWT_PUBLIC_KEY/,
     );
+  });
+});
+
+describe('verified tokens', () => {
+  const principal = (sub: string) => ({ sub, tenant: 'acme', grants: new Set(['read'] as const) });
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps a verified token for a minute at most, never past its exp, and the newest MAX of them', () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
+    const tokens = new VerifiedTokens();
+    tokens.set('a', principal('a'), undefined);
+    tokens.set('b', principal('b'), 1_000 + 10); // exp 10 s from now, in seconds
+    vi.setSystemTime(1_000_000 + 9_999);
+    expect(tokens.get('a')?.sub).toBe('a');
+    expect(tokens.get('b')?.sub).toBe('b');
+    vi.setSystemTime(1_000_000 + 10_000);
+    expect(tokens.get('b')).toBeUndefined();
+    vi.setSystemTime(1_000_000 + VerifiedTokens.TTL_MS);
+    expect(tokens.get('a')).toBeUndefined();
+
+    for (let i = 0; i <= VerifiedTokens.MAX; i++) tokens.set(`t${i}`, principal(`t${i}`), undefined);
+    expect(tokens.get('t0')).toBeUndefined();
+    expect(tokens.get('t1')?.sub).toBe('t1');
+    expect(tokens.get(`t${VerifiedTokens.MAX}`)?.sub).toBe(`t${VerifiedTokens.MAX}`);
+  });
+
+  it('answers token_expired for a token it verified before, once its exp has passed', async () => {
+    const verify = createVerifier({ QUEEN_JWT_SECRET: SECRET });
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ sub: 's', tenant: 'acme', grants: ['read'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt(now)
+      .setExpirationTime(now + 30)
+      .sign(new TextEncoder().encode(SECRET));
+    expect((await verify(`Bearer ${token}`)).sub).toBe('s');
+    vi.useFakeTimers({ toFake: ['Date'], now: (now + 30) * 1000 });
+    await expect(verify(`Bearer ${token}`)).rejects.toMatchObject({ code: 'token_expired' });
+  });
+
+  it('does not keep a token that failed: a bad signature fails every time', async () => {
+    const verify = createVerifier({ QUEEN_JWT_SECRET: SECRET });
+    const bad = await sign({ sub: 's', tenant: 'acme', grants: ['read'] }, 'another-secret-0123456789abcdef0123456789');
+    for (let i = 0; i < 2; i++) await expect(verify(`Bearer ${bad}`)).rejects.toMatchObject({ code: 'token_invalid' });
   });
 });
