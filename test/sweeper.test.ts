@@ -6,7 +6,9 @@ import { PayloadCipher } from '../src/payload.ts';
 import { claimDue, CLAIM_DUE_SQL } from '../src/sweeper/claimDue.ts';
 import { countPending, EXACT_PENDING_LIMIT } from '../src/sweeper/countPending.ts';
 import { SweeperDb } from '../src/sweeper/db.ts';
-import { fireClaimed } from '../src/sweeper/fireClaimed.ts';
+import { COLLIDED, FIRE_RESULT, FIRED_FRAMES, fireClaimed } from '../src/sweeper/fireClaimed.ts';
+import { appendSql } from '../src/services/log/append.ts';
+import { inTransaction } from '../src/db/transaction.ts';
 import { createSweeper, startSweeper, TIMER_DLQ_CONSUMER_GROUP, type Sweeper } from '../src/sweeper/index.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { acceptQueue, insertTimers, rejectQueue } from './helpers/timers.ts';
@@ -330,6 +332,43 @@ describe('sweepOnce', () => {
     await insertTimers(tb.sql, { keyPrefix: 'good', count: 2 });
     expect(await sweeper.sweepOnce()).toEqual({ claimed: 3, fired: 2, failed: 1 });
     expect(await timer('bad1')).toMatchObject({ attempts: 1, claim_token: null });
+  });
+
+  it('a batch whose every frame was appended never runs the collision anti-join, whatever join the planner picks', async () => {
+    // The planner joins frames to the appended rows by a nested loop when it estimates one row,
+    // as it did after an ANALYZE had sampled claimed timers: 1,000 × 500 comparisons per batch.
+    // Forbidding hash joins forces another join here (a merge join, on this table); whichever it
+    // is, it must not run.
+    await insertTimers(tb.sql, { count: 1000, dueInMs: -1000, spreadMs: 500 });
+    const token = '00000000-0000-4000-8000-00000000000a';
+    const tids = (
+      await tb.sql.query(`UPDATE timers SET claim_token = $1, claim_expires_at = now() + interval '1 minute' RETURNING ctid::text AS tid`, [
+        token,
+      ])
+    ).rows.map((r: { tid: string }) => r.tid);
+    const sql = appendSql({ ctes: FIRED_FRAMES, after: COLLIDED, params: [], result: FIRE_RESULT });
+    const plan = await inTransaction(
+      tb.broker.db.pool,
+      async (tx) => {
+        await tx.query('SET LOCAL enable_hashjoin = off');
+        await tx.query(`PREPARE fire_probe (uuid, tid[], tid[], bytea[], boolean[]) AS ${sql}`);
+        try {
+          const r = await tx.query(
+            `EXPLAIN (ANALYZE, COSTS OFF) EXECUTE fire_probe ('${token}', '{${tids.map((t) => `"${t}"`).join(',')}}', '{}', '{}', '{}')`,
+          );
+          return r.rows.map((x: any) => x['QUERY PLAN']).join('\n');
+        } finally {
+          await tx.query('DEALLOCATE fire_probe');
+          await tx.query('ROLLBACK'); // nothing of the probe stays: the timers are still pending
+          await tx.query('BEGIN');
+        }
+      },
+      { replay: false },
+    );
+    const collided = plan.slice(plan.indexOf('CTE collided'));
+    expect(plan).toMatch(/Insert on messages[^\n]*rows=1000(\.00)? /);
+    expect(collided).toMatch(/CTE Scan on appended a[^\n]*never executed/);
+    expect(Number((await tb.sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n)).toBe(0);
   });
 
   it('the claim walks the deliver_at index from the first cycle of a burst into a table analyzed empty', async () => {

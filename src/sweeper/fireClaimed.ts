@@ -41,7 +41,7 @@ export interface FireResult {
 }
 
 /** The fired timers as frames (see the header); feeds the log's one append statement. */
-const FIRED_FRAMES = `
+export const FIRED_FRAMES = `
 o AS (
   SELECT * FROM unnest($3::tid[], $4::bytea[], $5::boolean[]) AS o(tid, payload, encrypted)
 ), d AS (
@@ -57,8 +57,15 @@ o AS (
   FROM d LEFT JOIN o ON o.tid = d.tid
 )`;
 
-/** The timers whose frame was not appended and whose txn no frame of their own key holds: the DLQ. */
-const COLLIDED = `
+/**
+ * The timers whose frame was not appended and whose txn no frame of their own key holds: the DLQ.
+ * The counts come first, as a one-time filter: when every frame was appended (all but a misuse of
+ * txn) the anti-join never runs. It must not: the CTEs' row estimates follow the timers table's
+ * statistics, and with an estimate of one row the planner joins frames to `appended` by a nested
+ * loop, a quadratic scan (165 of a 1,000-timer batch's 188 ms, seen after an ANALYZE had sampled
+ * claimed rows: the fire fell to a fifth of its speed).
+ */
+export const COLLIDED = `
 collided AS (
   INSERT INTO dead_letters (tenant, queue, partition, consumer_group, message_id, transaction_id, payload, encrypted,
     producer_sub, error_message, retry_count, from_timer, timer_key)
@@ -68,14 +75,15 @@ collided AS (
            f.transaction_id, f.queue, f.partition),
     0, true, f.timer_key
   FROM frames f
-  WHERE NOT EXISTS (SELECT 1 FROM appended a WHERE a.tenant = f.tenant AND a.id = f.id::text)
+  WHERE (SELECT count(*) FROM appended) < (SELECT count(*) FROM frames)
+    AND NOT EXISTS (SELECT 1 FROM appended a WHERE a.tenant = f.tenant AND a.id = f.id::text)
     AND NOT EXISTS (SELECT 1 FROM messages m
                      WHERE m.tenant = f.tenant AND m.queue = f.queue AND m.partition = f.partition
                        AND m.transaction_id = f.transaction_id AND m.timer_key = f.timer_key)
   RETURNING 1
 )`;
 
-const FIRE_RESULT = `
+export const FIRE_RESULT = `
 SELECT (SELECT count(*) FROM d)::int AS deleted,
   (SELECT count(*) FROM appended)::int AS inserted,
   (SELECT count(*) FROM collided)::int AS collided,
