@@ -79,9 +79,9 @@ describe.skipIf(!onRealPostgres)('schedules across brokers on real PostgreSQL', 
     });
 
     const fired = await occurrencesFired(sql, 'beats');
-    expect(new Set(fired).size).toBe(fired.length); // no occurrence twice
-    const dupTxns = await sql.query(`SELECT transaction_id FROM messages WHERE queue = 'beats' GROUP BY 1 HAVING count(*) > 1`);
-    expect(dupTxns.rows).toEqual([]);
+    // No occurrence twice. (Two frames of one txn cannot exist: the log's unique key refuses them.
+    // What this catches is one occurrence materialized twice under two txns.)
+    expect(new Set(fired).size).toBe(fired.length);
     // Every occurrence from the first to the last materialized fired exactly once, was skipped
     // by a catch-up (a stall longer than a second), or was withdrawn by the DELETE.
     const firstAt = Date.parse(put.body.nextOccurrences[0].at.slice(0, 19) + 'Z') / 1000;
