@@ -9,8 +9,8 @@
 //             from the log's created_at − deliver_at (PostgreSQL's clock)
 //   log       the log at speed: push, drain, history, partitions, ack/batch, idle long-polls and
 //             the trickle under consumer load (bench/log.ts; not in the default set)
-//   volume    schedule, peek/list and trickle on an empty table, then beside --pending=N timers
-//             (default 10,000,000) pending weeks out, and the ratios (not in the default set)
+//   volume    schedule, peek/list and trickle on an empty table and, alternating with it, beside --pending=N timers
+//             (default 10,000,000) pending weeks out in a second database, and the ratios (not in the default set)
 //   soak      --minutes=N of steady schedule + fire + push + pop/ack with retention on, sampled
 //             every --sample-seconds (bench/soak.ts; not in the default set)
 //   cli       the queen-timers CLI's start: `--help` through the compiled bin, 10 runs, median
@@ -282,67 +282,72 @@ async function measureReads(base: string): Promise<Record<string, any>> {
 }
 
 /**
- * `volume --pending=N`: schedule, trickle and reads on an empty table, then again beside N timers
- * pending 30–60 days out (tenant 'bulk', loaded in SQL), with the ratios.
+ * `volume --pending=N`: schedule, reads and trickle on an empty table beside the same on a table
+ * holding N timers pending 30–60 days out (tenant 'bulk', loaded in SQL), and the ratios. The two
+ * tables are two databases on the same server, each with its broker in this process, and the
+ * measures alternate between them (empty, loaded, empty, loaded …): the machine's speed drifts by
+ * ±20 % within a run here, and measured one half after the other, that drift was the ratio.
  */
-async function measureVolume(broker: Broker, sql: pg.Pool, base: string) {
+async function measureVolume(empty: Bench) {
   const pending = flag('pending', 10_000_000);
-  // Each half starts from a checkpoint: otherwise the loaded half runs while the checkpointer
-  // writes out the 2.5 GB the load just dirtied, and every commit's WAL flush waits behind it
-  // (seen here: 0.68–0.85× and +32–73 ms) — the cost of loading ten million rows in three
-  // minutes, not of holding them. A deployment accumulates them over days.
-  const checkpoint = async () => {
+  const full = await openBench();
+  try {
+    const loadStarted = performance.now();
+    for (let from = 1; from <= pending; from += 500_000) {
+      await full.sql.query(
+        `INSERT INTO timers (tenant, queue, partition, timer_key, deliver_at, txn, message_id, payload, producer_sub)
+         SELECT 'bulk', 'bulk-q' || (i % 16), 'Default', 'b' || i, now() + interval '30 days' + random() * interval '30 days',
+                'b' || i, gen_random_uuid(), '\\x7b226b223a317d', 'bench'
+           FROM generate_series($1::int, $2::int) AS i`,
+        [from, Math.min(pending, from + 499_999)],
+      );
+    }
+    bulkLoaded = true; // reset() keeps tenant 'bulk' (the empty database has none)
+    await full.sql.query('VACUUM ANALYZE timers');
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
+    const tableMb = (await full.sql.query(`SELECT pg_total_relation_size('timers')::float8 / 1048576 AS mb`)).rows[0].mb;
+    emit({ measure: 'volumeLoaded', pending, seconds: round(loadSeconds, 1), timersTableMb: Math.round(tableMb) });
+    // A checkpoint first: otherwise the measures run while the checkpointer writes out the 2.5 GB
+    // the load just dirtied, and every commit's WAL flush waits behind it (seen here: 0.68–0.85×
+    // and +32–73 ms) — the cost of loading ten million rows in three minutes, not of holding
+    // them. A deployment accumulates them over days.
     const t = performance.now();
-    await sql.query('CHECKPOINT');
-    return round((performance.now() - t) / 1000, 1);
-  };
-  // Schedule three times per half and take the median: one 100,000-op run moved by ±30 % between
-  // two halves with nothing loaded at all (--pending=0 gave 1.30× here), the first run of a
-  // process paying for its warm-up besides.
-  const medianSchedule = async () => {
-    const runs: number[] = [];
-    for (let i = 0; i < 3; i++) runs.push((await measureSchedule(broker, sql, base)).opsPerSec);
-    return { opsPerSec: [...runs].sort((a, b) => a - b)[1], runs };
-  };
-  const runAll = async () => ({
-    checkpointSeconds: await checkpoint(),
-    schedule: await medianSchedule(),
-    reads: await measureReads(base),
-    trickle: await measureTrickle(broker, sql),
-  });
-  const empty = await runAll();
-  const loadStarted = performance.now();
-  for (let from = 1; from <= pending; from += 500_000) {
-    await sql.query(
-      `INSERT INTO timers (tenant, queue, partition, timer_key, deliver_at, txn, message_id, payload, producer_sub)
-       SELECT 'bulk', 'bulk-q' || (i % 16), 'Default', 'b' || i, now() + interval '30 days' + random() * interval '30 days',
-              'b' || i, gen_random_uuid(), '\\x7b226b223a317d', 'bench'
-         FROM generate_series($1::int, $2::int) AS i`,
-      [from, Math.min(pending, from + 499_999)],
-    );
+    await full.sql.query('CHECKPOINT');
+    const checkpointSeconds = round((performance.now() - t) / 1000, 1);
+    const both = async <T>(f: (b: Bench) => Promise<T>): Promise<[T, T]> => [await f(empty), await f(full)];
+    // One schedule run on each is not counted (the first after the checkpoint writes a full-page
+    // image of every page it touches first, and a fresh broker warms up); then three on each,
+    // alternating, and the median of each side.
+    const warmUp = await both((b) => measureSchedule(b.broker, b.sql, b.base));
+    const runs: [number[], number[]] = [[], []];
+    for (let i = 0; i < 3; i++) {
+      const [e, f] = await both((b) => measureSchedule(b.broker, b.sql, b.base));
+      runs[0].push(e.opsPerSec);
+      runs[1].push(f.opsPerSec);
+    }
+    const median = (v: number[]) => [...v].sort((a, b) => a - b)[1];
+    const schedule = runs.map(median);
+    const reads = await both((b) => measureReads(b.base));
+    const trickle = await both((b) => measureTrickle(b.broker, b.sql));
+    emit({
+      measure: 'volume',
+      pending,
+      scheduleOpsPerSec: schedule,
+      scheduleRuns: runs,
+      scheduleWarmUp: warmUp.map((w) => w.opsPerSec),
+      scheduleRatio: round(schedule[1] / schedule[0], 3),
+      trickleP99Ms: trickle.map((x) => x.p99Ms),
+      trickleP99DeltaMs: round(trickle[1].p99Ms - trickle[0].p99Ms, 2),
+      peekP99Ms: reads.map((x) => x.peekP99Ms),
+      listP99Ms: reads.map((x) => x.listP99Ms),
+      peekP99MsInProcess: reads.map((x) => x.peekP99MsInProcess),
+      listP99MsInProcess: reads.map((x) => x.listP99MsInProcess),
+      checkpointSeconds,
+    });
+  } finally {
+    bulkLoaded = false;
+    await full.close();
   }
-  bulkLoaded = true;
-  await sql.query('VACUUM ANALYZE timers');
-  const loadSeconds = (performance.now() - loadStarted) / 1000;
-  const tableMb = (await sql.query(`SELECT pg_total_relation_size('timers')::float8 / 1048576 AS mb`)).rows[0].mb;
-  emit({ measure: 'volumeLoaded', pending, seconds: round(loadSeconds, 1), timersTableMb: Math.round(tableMb) });
-  const full = await runAll();
-  emit({
-    measure: 'volume',
-    pending,
-    scheduleOpsPerSec: [empty.schedule.opsPerSec, full.schedule.opsPerSec],
-    scheduleRuns: [empty.schedule.runs, full.schedule.runs],
-    scheduleRatio: round(full.schedule.opsPerSec / empty.schedule.opsPerSec, 3),
-    trickleP99Ms: [empty.trickle.p99Ms, full.trickle.p99Ms],
-    trickleP99DeltaMs: round(full.trickle.p99Ms - empty.trickle.p99Ms, 2),
-    peekP99Ms: [empty.reads.peekP99Ms, full.reads.peekP99Ms],
-    listP99Ms: [empty.reads.listP99Ms, full.reads.listP99Ms],
-    peekP99MsInProcess: [empty.reads.peekP99MsInProcess, full.reads.peekP99MsInProcess],
-    listP99MsInProcess: [empty.reads.listP99MsInProcess, full.reads.listP99MsInProcess],
-    checkpointSeconds: [empty.checkpointSeconds, full.checkpointSeconds],
-  });
-  await sql.query(`DELETE FROM timers WHERE tenant = 'bulk'`);
-  bulkLoaded = false;
 }
 
 const CLIENT_WORKER = `
@@ -390,11 +395,15 @@ function measureCli() {
   );
 }
 
-async function main() {
-  if (measures.includes('cli')) {
-    measureCli();
-    if (measures.length === 1) return;
-  }
+interface Bench {
+  broker: Broker;
+  sql: pg.Pool;
+  base: string;
+  close(): Promise<void>;
+}
+
+/** A broker (sweeper off: measures start their own) on its own scratch database or in memory. */
+async function openBench(): Promise<Bench> {
   const scratch = serverUrl ? await createScratchDatabase(serverUrl, 'qt_bench') : undefined;
   const config = loadConfig({
     ...process.env,
@@ -409,6 +418,25 @@ async function main() {
   const base = await broker.start();
   // Embedded: the broker's one connection (a second would interleave with it, see src/db/index.ts).
   const sql = broker.db.embedded ? broker.db.pool : new pg.Pool({ connectionString: broker.db.url, max: 2 });
+  return {
+    broker,
+    sql,
+    base,
+    close: async () => {
+      if (sql !== broker.db.pool) await sql.end();
+      await broker.close();
+      await scratch?.drop();
+    },
+  };
+}
+
+async function main() {
+  if (measures.includes('cli')) {
+    measureCli();
+    if (measures.length === 1) return;
+  }
+  const bench = await openBench();
+  const { broker, sql, base } = bench;
   try {
     for (const m of measures) {
       if (m === 'cli')
@@ -416,7 +444,7 @@ async function main() {
       else if (m === 'fire') await measureFire(broker, sql);
       else if (m === 'trickle') await measureTrickle(broker, sql);
       else if (m === 'schedule') await measureSchedule(broker, sql, base);
-      else if (m === 'volume') await measureVolume(broker, sql, base);
+      else if (m === 'volume') await measureVolume(bench);
       else if (m === 'soak') {
         await measureSoak({
           broker,
@@ -442,9 +470,7 @@ async function main() {
       } else throw new Error(`unknown measure ${m}`);
     }
   } finally {
-    if (sql !== broker.db.pool) await sql.end();
-    await broker.close();
-    await scratch?.drop();
+    await bench.close();
   }
 }
 
