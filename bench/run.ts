@@ -9,8 +9,9 @@
 //             from the log's created_at − deliver_at (PostgreSQL's clock)
 //   log       the log at speed: push, drain, history, partitions, ack/batch, idle long-polls and
 //             the trickle under consumer load (bench/log.ts; not in the default set)
-//   volume    schedule, peek/list and trickle on an empty table and, alternating with it, beside --pending=N timers
-//             (default 10,000,000) pending weeks out in a second database, and the ratios (not in the default set)
+//   volume    schedule, peek/list and trickle on an empty table and, alternating with it, on a
+//             second database holding --pending=N timers (default 10,000,000) pending weeks out,
+//             and the ratios (not in the default set)
 //   soak      --minutes=N of steady schedule + fire + push + pop/ack with retention on, sampled
 //             every --sample-seconds (bench/soak.ts; not in the default set)
 //   cli       the queen-timers CLI's start: `--help` through the compiled bin, 10 runs, median
@@ -60,12 +61,13 @@ async function insertTimers(sql: pg.Pool, n: number, prefix: string, dueInMs: nu
   }
 }
 
-/** The volume bench's pending timers (tenant 'bulk'): kept by reset() once loaded. */
-let bulkLoaded = false;
+/** The databases holding the volume bench's pending timers (tenant 'bulk'), which reset() keeps. */
+const holdingBulk = new WeakSet<pg.Pool>();
 
 async function reset(sql: pg.Pool) {
-  if (bulkLoaded) await sql.query(`DELETE FROM timers WHERE tenant <> 'bulk'`);
-  await sql.query(bulkLoaded ? 'TRUNCATE messages, dead_letters' : 'TRUNCATE timers, messages, dead_letters');
+  const bulk = holdingBulk.has(sql);
+  if (bulk) await sql.query(`DELETE FROM timers WHERE tenant <> 'bulk'`);
+  await sql.query(bulk ? 'TRUNCATE messages, dead_letters' : 'TRUNCATE timers, messages, dead_letters');
   await sql.query('VACUUM ANALYZE timers');
   await sql.query('VACUUM ANALYZE messages');
 }
@@ -285,8 +287,8 @@ async function measureReads(base: string): Promise<Record<string, any>> {
  * `volume --pending=N`: schedule, reads and trickle on an empty table beside the same on a table
  * holding N timers pending 30–60 days out (tenant 'bulk', loaded in SQL), and the ratios. The two
  * tables are two databases on the same server, each with its broker in this process, and the
- * measures alternate between them (empty, loaded, empty, loaded …): the machine's speed drifts by
- * ±20 % within a run here, and measured one half after the other, that drift was the ratio.
+ * measures alternate between them (empty then loaded, loaded then empty, …): the machine's speed
+ * drifts by ±20 % within a run here, and measured one half after the other, that drift was the ratio.
  */
 async function measureVolume(empty: Bench) {
   const pending = flag('pending', 10_000_000);
@@ -302,7 +304,7 @@ async function measureVolume(empty: Bench) {
         [from, Math.min(pending, from + 499_999)],
       );
     }
-    bulkLoaded = true; // reset() keeps tenant 'bulk' (the empty database has none)
+    holdingBulk.add(full.sql);
     await full.sql.query('VACUUM ANALYZE timers');
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     const tableMb = (await full.sql.query(`SELECT pg_total_relation_size('timers')::float8 / 1048576 AS mb`)).rows[0].mb;
@@ -314,10 +316,17 @@ async function measureVolume(empty: Bench) {
     const t = performance.now();
     await full.sql.query('CHECKPOINT');
     const checkpointSeconds = round((performance.now() - t) / 1000, 1);
-    const both = async <T>(f: (b: Bench) => Promise<T>): Promise<[T, T]> => [await f(empty), await f(full)];
+    // Each measure on both sides, [empty, loaded]; which side goes first flips at every call, so
+    // that neither always runs second, on a machine that warms up (or slows down) as it goes.
+    let calls = 0;
+    const both = async <T>(f: (b: Bench) => Promise<T>): Promise<[T, T]> => {
+      if (calls++ % 2 === 0) return [await f(empty), await f(full)];
+      const loaded = await f(full);
+      return [await f(empty), loaded];
+    };
     // One schedule run on each is not counted (the first after the checkpoint writes a full-page
-    // image of every page it touches first, and a fresh broker warms up); then three on each,
-    // alternating, and the median of each side.
+    // image of every page it touches first, and a fresh broker warms up); then three on each, and
+    // the median of each side.
     const warmUp = await both((b) => measureSchedule(b.broker, b.sql, b.base));
     const runs: [number[], number[]] = [[], []];
     for (let i = 0; i < 3; i++) {
@@ -345,7 +354,6 @@ async function measureVolume(empty: Bench) {
       checkpointSeconds,
     });
   } finally {
-    bulkLoaded = false;
     await full.close();
   }
 }
