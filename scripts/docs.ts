@@ -147,6 +147,8 @@ export const STEPS: Array<[name: string, command: string]> = [
 
 /** The examples whose output a doc shows (`output:PATH`), run after the steps. */
 export const EXAMPLES = ['examples/tour.ts'];
+/** The files a doc shows whole (`file:PATH`). */
+export const FILES = ['examples/tour.ts', 'examples/queen-client.mjs'];
 
 export interface Broker {
   url: string;
@@ -180,7 +182,10 @@ export function renderStatic(): Map<string, string> {
     ['errors', renderErrorTable()],
     ['routes', renderRouteTable()],
   ]);
-  for (const path of EXAMPLES) blocks.set(`file:${path}`, `\`\`\`ts\n${readFileSync(join(ROOT, path), 'utf8').trimEnd()}\n\`\`\``);
+  for (const path of FILES) {
+    const lang = path.endsWith('.ts') ? 'ts' : 'js';
+    blocks.set(`file:${path}`, `\`\`\`${lang}\n${readFileSync(join(ROOT, path), 'utf8').trimEnd()}\n\`\`\``);
+  }
   return blocks;
 }
 
