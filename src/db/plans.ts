@@ -3,7 +3,7 @@
 // statement was written for, from the first run on a table analysed while empty (embedded PGlite
 // never analyses by itself) to one with millions of rows. jit is off with them: a plan carrying
 // disable_cost crosses jit_above_cost, and JIT compilation costs more than these statements run
-// (docs/measurements.md).
+// (docs/benchmarks.md).
 
 /** For statements that look rows up by key or walk one index range: no scans of whole tables. */
 export const INDEX_PLANS = {

@@ -1,7 +1,7 @@
 // The one transaction runner. Every request path and the sweeper run their transactions here, on
 // a pg client from the pool, with raw SQL. Prisma's interactive transactions are not used: their
 // 5 s timeout surfaced as a 500 on a slow pop or a large ack batch, and they cost ~30 % of the
-// schedule path's throughput (README, "Benchmarks").
+// schedule path's throughput (docs/benchmarks.md).
 //
 // What it guarantees:
 //  - BEGIN … COMMIT on one connection, ROLLBACK on any error; a connection that broke mid-way is

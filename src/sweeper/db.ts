@@ -3,7 +3,7 @@
 //
 // Why planner settings: after a burst of due timers into a table analysed while empty, the claim
 // was planned as a bitmap scan of every due row plus a sort — each batch then read and sorted the
-// whole backlog (docs/measurements.md). With sort, bitmap and seq scans disabled, the only plan
+// whole backlog (docs/benchmarks.md). With sort, bitmap and seq scans disabled, the only plan
 // left walks timers_deliver_at_idx in order and stops after the batch: the index is used from the
 // first cycle of a burst, whatever the statistics say (test/sweeper.test.ts EXPLAINs it). Every other sweeper statement addresses rows by ctid (TID
 // scan), except the pending count (every 5 s), which may take an index-only scan instead.
@@ -19,7 +19,7 @@ import { inTransaction, type Queryable } from '../db/transaction.ts';
 
 // jit: the settings work by adding disable_cost (1e10) to the plans they rule out, and a statement
 // that must sort anyway (the fire sorts its frames by deliverAt) then crosses jit_above_cost, and
-// JIT compilation costs seconds (docs/measurements.md). Nothing the sweeper runs is long enough to gain.
+// JIT compilation costs seconds (docs/benchmarks.md). Nothing the sweeper runs is long enough to gain.
 const PLANNER_SETTINGS = { enable_sort: 'off', enable_bitmapscan: 'off', enable_seqscan: 'off', jit: 'off' } as const;
 
 /** Real PostgreSQL: a fire, the next batch's claim beside it, and the pending-gauge sample. */
