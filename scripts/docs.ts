@@ -45,11 +45,10 @@ function defaultOf(schema: z.ZodType): unknown {
   return r.success ? r.data : undefined;
 }
 
-function describeDefault(name: string, schema: z.ZodType): string {
+/** A variable's default as a user writes it (`true`, `6632`), or "unset". */
+function describeDefault(schema: z.ZodType): string {
   const d = defaultOf(schema);
-  if (d === undefined) return 'unset';
-  // Booleans are read from 'true'/'false'; show what a user writes.
-  return `\`${typeof d === 'boolean' ? String(d) : String(d)}\``;
+  return d === undefined ? 'unset' : `\`${String(d)}\``;
 }
 
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
@@ -58,7 +57,7 @@ export function renderConfigTable(): string {
   const rows = Object.entries(configShape()).map(([name, schema]) => {
     const text = schema.description;
     if (!text) throw new Error(`src/config.ts: ${name} has no .describe() text`);
-    return `| \`${name}\` | ${describeDefault(name, schema)} | ${cell(text)} |`;
+    return `| \`${name}\` | ${describeDefault(schema)} | ${cell(text)} |`;
   });
   return ['| variable | default | what it does |', '| --- | --- | --- |', ...rows].join('\n');
 }
