@@ -244,6 +244,7 @@ export const transactionOutputExample = {
     { index: 0, type: 'ack', success: true, transactionId: FRAME_TXN, status: 'completed', dlq: false },
     {
       index: 1,
+      itemIndex: 0,
       type: 'push',
       success: true,
       transactionId: 'email-tenant-42-v1',

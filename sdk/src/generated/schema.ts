@@ -1210,6 +1210,7 @@ export interface components {
          *         },
          *         {
          *           "index": 1,
+         *           "itemIndex": 0,
          *           "type": "push",
          *           "success": true,
          *           "transactionId": "email-tenant-42-v1",
@@ -1231,8 +1232,10 @@ export interface components {
             results: components["schemas"]["TransactionItemResult"][];
         };
         TransactionItemResult: {
-            /** @description the operation this result belongs to */
+            /** @description the operation this result belongs to (its position in `operations`) */
             index: number;
+            /** @description push: the item's position in that operation's `items`, so two items of one push are told apart */
+            itemIndex?: number;
             /** @enum {string} */
             type: "push" | "ack";
             /** @constant */
