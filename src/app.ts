@@ -7,6 +7,7 @@ import { CONTRACT_ROUTES } from './contract/index.ts';
 import { createContext, type Services } from './context.ts';
 import { ApiError } from './errors.ts';
 import { parseJsonBody } from './http/json.ts';
+import { checkMetricsAccess } from './http/metricsAccess.ts';
 import { collectRoutes, dispatch, sendApiError, type Outage } from './http/rest.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { createCaller } from './routers/_app.ts';
@@ -94,7 +95,13 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
 
   app.get('/health', async () => ({ ok: true }));
   app.get('/ready', async (_req, reply) => reply.code(state.ready ? 200 : 503).send({ ready: state.ready }));
-  app.get('/metrics', async (_req, reply) => {
+  app.get('/metrics', async (req, reply) => {
+    try {
+      await checkMetricsAccess(services.config, services.verify, req.headers.authorization);
+    } catch (err) {
+      if (err instanceof ApiError) return sendApiError(reply, err);
+      throw err;
+    }
     reply.type(services.metrics.registry.contentType);
     return services.metrics.registry.metrics();
   });

@@ -64,6 +64,15 @@ export const configSchema = z
     /** The per-queue gauges of /metrics: how often they are sampled, and how many queues each reports. */
     QUEEN_METRICS_QUEUE_INTERVAL_MS: int(15_000, 100),
     QUEEN_METRICS_QUEUES: int(50, 1),
+    /**
+     * Who may read /metrics: `none` (anyone reaching the port; the default, so scrapers keep
+     * working), `token` (Bearer QUEEN_METRICS_TOKEN) or `operator` (an operator admin JWT).
+     */
+    QUEEN_METRICS_AUTH: z.enum(['none', 'token', 'operator']).default('none'),
+    /** The bearer secret of QUEEN_METRICS_AUTH=token; at least 16 characters. */
+    QUEEN_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** false: no series names a tenant or a queue (the per-queue gauges are not sampled). Default true. */
+    QUEEN_METRICS_TENANT_LABELS: bool(true),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .refine((c) => [c.QUEEN_JWT_SECRET, c.QUEEN_JWT_PUBLIC_KEY, c.QUEEN_JWT_JWKS_URL].filter(Boolean).length <= 1, {
@@ -73,6 +82,10 @@ export const configSchema = z
   .refine((c) => !c.QUEEN_DIRECT_DATABASE_URL || c.DATABASE_URL, {
     message: 'QUEEN_DIRECT_DATABASE_URL needs DATABASE_URL (the embedded database has no pooler to bypass)',
     path: ['QUEEN_DIRECT_DATABASE_URL'],
+  })
+  .refine((c) => c.QUEEN_METRICS_AUTH !== 'token' || c.QUEEN_METRICS_TOKEN, {
+    message: 'QUEEN_METRICS_AUTH=token needs QUEEN_METRICS_TOKEN (the bearer secret scrapers send)',
+    path: ['QUEEN_METRICS_TOKEN'],
   })
   .refine((c) => c.QUEEN_SWEEPER_MIN_SLEEP_MS <= c.QUEEN_SWEEPER_MAX_SLEEP_MS, {
     message: 'QUEEN_SWEEPER_MIN_SLEEP_MS must not exceed QUEEN_SWEEPER_MAX_SLEEP_MS',

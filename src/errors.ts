@@ -13,6 +13,8 @@ export const ERRORS = {
   unauthenticated: 401,
   token_invalid: 401,
   token_expired: 401,
+  // /metrics with QUEEN_METRICS_AUTH=token: no bearer, or not QUEEN_METRICS_TOKEN.
+  metrics_unauthorized: 401,
   // 403 — retrying will not help.
   grant_missing: 403,
   schedule_paused: 403,
