@@ -2,12 +2,13 @@
 // (src/server.ts does), so tests drive it with inject() or listen on port 0 themselves.
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { CONTRACT_ROUTES } from './contract/index.ts';
 import { createContext, type Services } from './context.ts';
 import { ApiError } from './errors.ts';
 import { parseJsonBody } from './http/json.ts';
 import { checkMetricsAccess } from './http/metricsAccess.ts';
+import { requestTimeouts, SlowClients } from './http/slowClients.ts';
 import { collectRoutes, dispatch, sendApiError, type Outage } from './http/rest.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { createCaller } from './routers/_app.ts';
@@ -34,6 +35,11 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   // route runs, but a timer key like `50%off` written naturally must still reach its route.
   // eslint-disable-next-line prefer-const -- assigned below, once the handler exists; read by the closure
   let badUrlHandler: ((req: any, reply: any) => unknown) | undefined;
+  const timeouts = requestTimeouts(services.config);
+  const slowClients: SlowClients = new SlowClients({
+    maxUnauthenticated: services.config.QUEEN_MAX_UNAUTHENTICATED_SOCKETS,
+    log: (): FastifyBaseLogger => app.log,
+  });
   const app = Fastify({
     logger: opts.logger ?? false,
     frameworkErrors: (err, req, reply) => {
@@ -41,8 +47,24 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
       return void sendApiError(reply, new ApiError('validation_failed', `bad request: ${err.message}`));
     },
     bodyLimit: services.config.QUEEN_BODY_LIMIT_BYTES,
-    // Long-polls hold a request for up to their timeout.
-    requestTimeout: 0,
+    // A request must arrive in time (src/http/slowClients.ts); a long-poll's wait comes after
+    // its request has arrived, so it is not bounded by these.
+    http: timeouts,
+    requestTimeout: timeouts.requestTimeout,
+    clientErrorHandler: (err, socket) => slowClients.clientError(err, socket),
+  });
+  slowClients.attach(app.server);
+  // A request whose credential verifies makes its socket authenticated: it no longer counts
+  // toward QUEEN_MAX_UNAUTHENTICATED_SOCKETS (the verification is cached for the procedure).
+  app.addHook('onRequest', async (req) => {
+    const socket = req.raw.socket;
+    if (!req.headers.authorization || !socket || !slowClients.isUnauthenticated(socket)) return;
+    try {
+      await services.verify(req.headers.authorization);
+      slowClients.markAuthenticated(socket);
+    } catch {
+      // Refused by the route itself, with its own answer.
+    }
   });
 
   // JSON bodies go through src/http/json.ts: payloads keep their source text (stored exactly), a

@@ -51,6 +51,12 @@ export const configSchema = z
     QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0),
     /** Request body limit; the largest legal batch is 256 ops of 1 MiB payloads, base64. */
     QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024),
+    /** Slow clients (src/http/slowClients.ts): a request's headers must arrive within this, in ms. */
+    QUEEN_HEADERS_TIMEOUT_MS: int(10_000, 100),
+    /** The whole request, body included, in ms; a long-poll's wait is not counted (its request has no body). */
+    QUEEN_BODY_TIMEOUT_MS: int(30_000, 100),
+    /** Sockets per broker with no authenticated request yet; one more closes the oldest. */
+    QUEEN_MAX_UNAUTHENTICATED_SOCKETS: int(1_000, 1),
     /** Retention defaults for queues that do not set their own (0 = keep); see src/services/log/retention.ts. */
     QUEEN_DEFAULT_RETENTION_SECONDS: int(0, 0),
     QUEEN_DEFAULT_COMPLETED_RETENTION_SECONDS: int(0, 0),
@@ -82,6 +88,10 @@ export const configSchema = z
   .refine((c) => !c.QUEEN_DIRECT_DATABASE_URL || c.DATABASE_URL, {
     message: 'QUEEN_DIRECT_DATABASE_URL needs DATABASE_URL (the embedded database has no pooler to bypass)',
     path: ['QUEEN_DIRECT_DATABASE_URL'],
+  })
+  .refine((c) => c.QUEEN_HEADERS_TIMEOUT_MS <= c.QUEEN_BODY_TIMEOUT_MS, {
+    message: 'QUEEN_HEADERS_TIMEOUT_MS must not exceed QUEEN_BODY_TIMEOUT_MS (the headers are part of the request)',
+    path: ['QUEEN_HEADERS_TIMEOUT_MS'],
   })
   .refine((c) => c.QUEEN_METRICS_AUTH !== 'token' || c.QUEEN_METRICS_TOKEN, {
     message: 'QUEEN_METRICS_AUTH=token needs QUEEN_METRICS_TOKEN (the bearer secret scrapers send)',

@@ -27,6 +27,8 @@ export const ERRORS = {
   // 404
   not_found: 404,
   route_not_found: 404,
+  // 408 — the request's headers or body did not arrive within QUEEN_HEADERS_TIMEOUT_MS / QUEEN_BODY_TIMEOUT_MS.
+  request_timeout: 408,
   // 409
   lease_mismatch: 409,
   // A failure reported for a frame the group's cursor already passed: it cannot be redelivered.
@@ -81,6 +83,7 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPCError['code']> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  408: 'TIMEOUT',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',

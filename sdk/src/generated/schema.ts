@@ -1431,7 +1431,7 @@ export interface components {
              * @description stable error code; never reused
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "metrics_unauthorized" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "batch_exceeds_rate" | "not_found" | "route_not_found" | "lease_mismatch" | "already_committed" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "auth_unavailable" | "encryption_unavailable" | "internal";
+            code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "metrics_unauthorized" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "batch_exceeds_rate" | "not_found" | "route_not_found" | "request_timeout" | "lease_mismatch" | "already_committed" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "auth_unavailable" | "encryption_unavailable" | "internal";
             /** @description the offending input field, when there is one */
             field?: string;
         } & {
