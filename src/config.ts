@@ -47,6 +47,10 @@ export const configSchema = z
     QUEEN_DEFAULT_MAX_PAYLOAD_BYTES: int(1024 * 1024, 1),
     QUEEN_DEFAULT_MAX_PENDING_TIMERS: int(1_000_000, 0),
     QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND: int(100_000, 1),
+    /** Schedules a tenant may hold, unless its plan says otherwise. */
+    QUEEN_DEFAULT_MAX_SCHEDULES: int(1_000, 0),
+    /** The shortest gap between two occurrences of one schedule, in seconds, unless the plan says otherwise. */
+    QUEEN_DEFAULT_MIN_SCHEDULE_INTERVAL_SECONDS: int(1, 1),
     /** 0 = no storage limit by default. */
     QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0),
     /** Request body limit; the largest legal batch is 256 ops of 1 MiB payloads, base64. */

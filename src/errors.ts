@@ -24,6 +24,10 @@ export const ERRORS = {
   timer_dlq_not_replayable: 403,
   // A batch with more ops than the plan's per-second rate: no retry can admit it; split it.
   batch_exceeds_rate: 403,
+  // A new schedule past the plan's maxSchedules: delete one or raise the plan.
+  schedule_limit_exceeded: 403,
+  // A cron whose occurrences come closer than the plan's minScheduleIntervalSeconds.
+  schedule_interval_too_short: 403,
   // 404
   not_found: 404,
   route_not_found: 404,

@@ -315,6 +315,8 @@ export const tenantPlanExample = {
   scheduleRatePerSecond: 100_000,
   storageLimitBytes: 0,
   schedulePaused: false,
+  maxSchedules: 1_000,
+  minScheduleIntervalSeconds: 1,
   overrides: {
     maxPayloadBytes: null,
     horizonSeconds: 2_592_000,
@@ -322,6 +324,8 @@ export const tenantPlanExample = {
     scheduleRatePerSecond: null,
     storageLimitBytes: null,
     schedulePaused: false,
+    maxSchedules: null,
+    minScheduleIntervalSeconds: null,
   },
 };
 
