@@ -3,6 +3,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import type { Principal, Verifier } from './auth.ts';
 import { CONTRACT_ROUTES } from './contract/index.ts';
 import { createContext, type Services } from './context.ts';
 import { ApiError } from './errors.ts';
@@ -22,6 +23,9 @@ export interface AppState {
   /** The boot flag: false while migrating or draining; /api answers 503 while false. */
   ready: boolean;
 }
+
+/** A request whose credential the onRequest hook verified: the procedure reuses the outcome. */
+type VerifiedRequest = FastifyRequest & { verification?: { authorization: string; principal: Promise<Principal> } };
 
 /** A request whose JSON body had payloads: their source text by path (src/http/json.ts). */
 type RawPayloadsRequest = FastifyRequest & { rawPayloads?: Map<string, string> };
@@ -55,12 +59,16 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   });
   slowClients.attach(app.server);
   // A request whose credential verifies makes its socket authenticated: it no longer counts
-  // toward QUEEN_MAX_UNAUTHENTICATED_SOCKETS (the verification is cached for the procedure).
+  // toward QUEEN_MAX_UNAUTHENTICATED_SOCKETS. The procedure reuses this verification (below), so
+  // a credential is verified once per request, whether it verifies or not.
   app.addHook('onRequest', async (req) => {
     const socket = req.raw.socket;
-    if (!req.headers.authorization || !socket || !slowClients.isUnauthenticated(socket)) return;
+    const authorization = req.headers.authorization;
+    if (!authorization || !socket || !slowClients.isUnauthenticated(socket)) return;
+    const verification = services.verify(authorization);
+    (req as VerifiedRequest).verification = { authorization, principal: verification };
     try {
-      await services.verify(req.headers.authorization);
+      await verification;
       slowClients.markAuthenticated(socket);
     } catch {
       // Refused by the route itself, with its own answer.
@@ -143,12 +151,21 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
           reply.raw.once('close', () => {
             if (!reply.raw.writableFinished) gone.abort();
           });
-          const ctx = createContext(services, {
-            log: request.log,
-            authorization: request.headers.authorization,
-            signal: gone.signal,
-            rawPayloads: (request as RawPayloadsRequest).rawPayloads,
-          });
+          const verified = (request as VerifiedRequest).verification;
+          const verify: Verifier = verified
+            ? Object.assign((a: string | undefined) => (a === verified.authorization ? verified.principal : services.verify(a)), {
+                ready: services.verify.ready,
+              })
+            : services.verify;
+          const ctx = createContext(
+            { ...services, verify },
+            {
+              log: request.log,
+              authorization: request.headers.authorization,
+              signal: gone.signal,
+              rawPayloads: (request as RawPayloadsRequest).rawPayloads,
+            },
+          );
           const caller = createCaller(ctx) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
           const [area, name] = procedurePath.split('.');
           const data = await caller[area][name](input);
