@@ -2,11 +2,14 @@
 // (src/server.ts does), so tests drive it with inject() or listen on port 0 themselves.
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import type { Principal, Verifier } from './auth.ts';
 import { CONTRACT_ROUTES } from './contract/index.ts';
 import { createContext, type Services } from './context.ts';
 import { ApiError } from './errors.ts';
 import { parseJsonBody } from './http/json.ts';
+import { checkMetricsAccess } from './http/metricsAccess.ts';
+import { requestTimeouts, SlowClients } from './http/slowClients.ts';
 import { collectRoutes, dispatch, sendApiError, type Outage } from './http/rest.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { createCaller } from './routers/_app.ts';
@@ -21,6 +24,9 @@ export interface AppState {
   ready: boolean;
 }
 
+/** A request whose credential the onRequest hook verified: the procedure reuses the outcome. */
+type VerifiedRequest = FastifyRequest & { verification?: { authorization: string; principal: Promise<Principal> } };
+
 /** A request whose JSON body had payloads: their source text by path (src/http/json.ts). */
 type RawPayloadsRequest = FastifyRequest & { rawPayloads?: Map<string, string> };
 
@@ -33,6 +39,11 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   // route runs, but a timer key like `50%off` written naturally must still reach its route.
   // eslint-disable-next-line prefer-const -- assigned below, once the handler exists; read by the closure
   let badUrlHandler: ((req: any, reply: any) => unknown) | undefined;
+  const timeouts = requestTimeouts(services.config);
+  const slowClients: SlowClients = new SlowClients({
+    maxUnauthenticated: services.config.QUEEN_MAX_UNAUTHENTICATED_SOCKETS,
+    log: (): FastifyBaseLogger => app.log,
+  });
   const app = Fastify({
     logger: opts.logger ?? false,
     frameworkErrors: (err, req, reply) => {
@@ -40,8 +51,28 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
       return void sendApiError(reply, new ApiError('validation_failed', `bad request: ${err.message}`));
     },
     bodyLimit: services.config.QUEEN_BODY_LIMIT_BYTES,
-    // Long-polls hold a request for up to their timeout.
-    requestTimeout: 0,
+    // A request must arrive in time (src/http/slowClients.ts); a long-poll's wait comes after
+    // its request has arrived, so it is not bounded by these.
+    http: timeouts,
+    requestTimeout: timeouts.requestTimeout,
+    clientErrorHandler: (err, socket) => slowClients.clientError(err, socket),
+  });
+  slowClients.attach(app.server);
+  // A request whose credential verifies makes its socket authenticated: it no longer counts
+  // toward QUEEN_MAX_UNAUTHENTICATED_SOCKETS. The procedure reuses this verification (below), so
+  // a credential is verified once per request, whether it verifies or not.
+  app.addHook('onRequest', async (req) => {
+    const socket = req.raw.socket;
+    const authorization = req.headers.authorization;
+    if (!authorization || !socket || !slowClients.isUnauthenticated(socket)) return;
+    const verification = services.verify(authorization);
+    (req as VerifiedRequest).verification = { authorization, principal: verification };
+    try {
+      await verification;
+      slowClients.markAuthenticated(socket);
+    } catch {
+      // Refused by the route itself, with its own answer.
+    }
   });
 
   // JSON bodies go through src/http/json.ts: payloads keep their source text (stored exactly), a
@@ -94,7 +125,13 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
 
   app.get('/health', async () => ({ ok: true }));
   app.get('/ready', async (_req, reply) => reply.code(state.ready ? 200 : 503).send({ ready: state.ready }));
-  app.get('/metrics', async (_req, reply) => {
+  app.get('/metrics', async (req, reply) => {
+    try {
+      await checkMetricsAccess(services.config, services.verify, req.headers.authorization);
+    } catch (err) {
+      if (err instanceof ApiError) return sendApiError(reply, err);
+      throw err;
+    }
     reply.type(services.metrics.registry.contentType);
     return services.metrics.registry.metrics();
   });
@@ -114,12 +151,21 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
           reply.raw.once('close', () => {
             if (!reply.raw.writableFinished) gone.abort();
           });
-          const ctx = createContext(services, {
-            log: request.log,
-            authorization: request.headers.authorization,
-            signal: gone.signal,
-            rawPayloads: (request as RawPayloadsRequest).rawPayloads,
-          });
+          const verified = (request as VerifiedRequest).verification;
+          const verify: Verifier = verified
+            ? Object.assign((a: string | undefined) => (a === verified.authorization ? verified.principal : services.verify(a)), {
+                ready: services.verify.ready,
+              })
+            : services.verify;
+          const ctx = createContext(
+            { ...services, verify },
+            {
+              log: request.log,
+              authorization: request.headers.authorization,
+              signal: gone.signal,
+              rawPayloads: (request as RawPayloadsRequest).rawPayloads,
+            },
+          );
           const caller = createCaller(ctx) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
           const [area, name] = procedurePath.split('.');
           const data = await caller[area][name](input);

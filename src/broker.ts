@@ -163,11 +163,14 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
         broker.maintenance = startMaintenance(db, config.QUEEN_MAINTENANCE_MS, app.log);
       }
       broker.retention = startRetention({ db, config, metrics, log: app.log });
-      broker.queueStats = startQueueStats(db, metrics, {
-        everyMs: config.QUEEN_METRICS_QUEUE_INTERVAL_MS,
-        series: config.QUEEN_METRICS_QUEUES,
-        onError: (err) => app.log.debug({ err }, 'per-queue metrics sample failed'),
-      });
+      // QUEEN_METRICS_TENANT_LABELS=false: the per-queue gauges, whose labels name tenants and
+      // queues, stay empty; the cell-wide series remain.
+      if (config.QUEEN_METRICS_TENANT_LABELS)
+        broker.queueStats = startQueueStats(db, metrics, {
+          everyMs: config.QUEEN_METRICS_QUEUE_INTERVAL_MS,
+          series: config.QUEEN_METRICS_QUEUES,
+          onError: (err) => app.log.debug({ err }, 'per-queue metrics sample failed'),
+        });
       return address;
     },
     async close() {

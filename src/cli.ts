@@ -31,6 +31,7 @@ const USAGE = `usage: queen-timers <command> [options]
   plan get <tenant>                                   a tenant's plan (operator token)
   plan set <tenant> [--max-payload-bytes n] [--horizon-seconds n] [--max-pending-timers n]
            [--schedule-rate n] [--storage-limit-bytes n] [--paused true|false]
+           [--max-schedules n] [--min-schedule-interval-seconds n]
       each limit a number, or "default" for the cell default (operator token)
   cluster get | cluster set [--produce-blocked true|false] [--sweeper-paused true|false]
   stats                                               usage, the cell's pending timers, and per queue

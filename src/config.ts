@@ -75,9 +75,24 @@ export const configSchema = z
     QUEEN_DEFAULT_MAX_PAYLOAD_BYTES: int(1024 * 1024, 1).describe("the default plan's payload ceiling in bytes (never above 1 MiB)."),
     QUEEN_DEFAULT_MAX_PENDING_TIMERS: int(1_000_000, 0).describe("the default plan's pending-timer quota per tenant."),
     QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND: int(100_000, 1).describe("the default plan's schedule ops per second per tenant."),
+    QUEEN_DEFAULT_MAX_SCHEDULES: int(1_000, 0).describe(
+      "the default plan's limit on schedules per tenant (replacing a schedule's key is not a new one).",
+    ),
+    QUEEN_DEFAULT_MIN_SCHEDULE_INTERVAL_SECONDS: int(1, 1).describe(
+      "the default plan's shortest gap between two occurrences of one schedule, in seconds; a cron firing more often is refused at PUT.",
+    ),
     QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0).describe("the default plan's storage limit per tenant in bytes; 0: no limit."),
     QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024).describe(
       'largest request body in bytes (larger: 413); the largest legal batch is 256 ops of 1 MiB payloads, base64.',
+    ),
+    QUEEN_HEADERS_TIMEOUT_MS: int(10_000, 100).describe(
+      "a request's headers must arrive within this many milliseconds of its first byte, or it is answered 408 request_timeout and the connection closed.",
+    ),
+    QUEEN_BODY_TIMEOUT_MS: int(30_000, 100).describe(
+      "the whole request, body included, must arrive within this many milliseconds; a long-poll's wait is not counted (its request has no body).",
+    ),
+    QUEEN_MAX_UNAUTHENTICATED_SOCKETS: int(1_000, 1).describe(
+      'connections per broker on which no request has carried a valid credential yet; one more closes the oldest (per broker, not per IP, so a load balancer in front does not defeat it).',
     ),
     QUEEN_DEFAULT_RETENTION_SECONDS: int(0, 0).describe(
       'retention of queues that set none, in seconds: frames older than this are deleted; 0: keep.',
@@ -99,6 +114,20 @@ export const configSchema = z
       'how often each broker samples the per-queue gauges of /metrics, in milliseconds.',
     ),
     QUEEN_METRICS_QUEUES: int(50, 1).describe('series per per-queue gauge of /metrics: the largest queues only.'),
+    QUEEN_METRICS_AUTH: z
+      .enum(['none', 'token', 'operator'])
+      .default('none')
+      .describe(
+        'who may read /metrics: none (anyone reaching the port; keeps scrapers working), token (Bearer QUEEN_METRICS_TOKEN) or operator (an operator admin JWT).',
+      ),
+    QUEEN_METRICS_TOKEN: z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .optional()
+      .describe('the bearer secret of QUEEN_METRICS_AUTH=token, at least 16 characters.'),
+    QUEEN_METRICS_TENANT_LABELS: bool(true).describe(
+      'false: no series of /metrics names a tenant or a queue (the per-queue gauges are not sampled).',
+    ),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
@@ -111,6 +140,14 @@ export const configSchema = z
   .refine((c) => !c.QUEEN_DIRECT_DATABASE_URL || c.DATABASE_URL, {
     message: 'QUEEN_DIRECT_DATABASE_URL needs DATABASE_URL (the embedded database has no pooler to bypass)',
     path: ['QUEEN_DIRECT_DATABASE_URL'],
+  })
+  .refine((c) => c.QUEEN_HEADERS_TIMEOUT_MS <= c.QUEEN_BODY_TIMEOUT_MS, {
+    message: 'QUEEN_HEADERS_TIMEOUT_MS must not exceed QUEEN_BODY_TIMEOUT_MS (the headers are part of the request)',
+    path: ['QUEEN_HEADERS_TIMEOUT_MS'],
+  })
+  .refine((c) => c.QUEEN_METRICS_AUTH !== 'token' || c.QUEEN_METRICS_TOKEN, {
+    message: 'QUEEN_METRICS_AUTH=token needs QUEEN_METRICS_TOKEN (the bearer secret scrapers send)',
+    path: ['QUEEN_METRICS_TOKEN'],
   })
   .refine((c) => c.QUEEN_SWEEPER_MIN_SLEEP_MS <= c.QUEEN_SWEEPER_MAX_SLEEP_MS, {
     message: 'QUEEN_SWEEPER_MIN_SLEEP_MS must not exceed QUEEN_SWEEPER_MAX_SLEEP_MS',

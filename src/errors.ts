@@ -13,6 +13,8 @@ export const ERRORS = {
   unauthenticated: 401,
   token_invalid: 401,
   token_expired: 401,
+  // /metrics with QUEEN_METRICS_AUTH=token: no bearer, or not QUEEN_METRICS_TOKEN.
+  metrics_unauthorized: 401,
   // 403 — retrying will not help.
   grant_missing: 403,
   schedule_paused: 403,
@@ -22,9 +24,15 @@ export const ERRORS = {
   timer_dlq_not_replayable: 403,
   // A batch with more ops than the plan's per-second rate: no retry can admit it; split it.
   batch_exceeds_rate: 403,
+  // A new schedule past the plan's maxSchedules: delete one or raise the plan.
+  schedule_limit_exceeded: 403,
+  // A cron whose occurrences come closer than the plan's minScheduleIntervalSeconds.
+  schedule_interval_too_short: 403,
   // 404
   not_found: 404,
   route_not_found: 404,
+  // 408 — the request's headers or body did not arrive within QUEEN_HEADERS_TIMEOUT_MS / QUEEN_BODY_TIMEOUT_MS.
+  request_timeout: 408,
   // 409
   lease_mismatch: 409,
   // A failure reported for a frame the group's cursor already passed: it cannot be redelivered.
@@ -79,6 +87,7 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPCError['code']> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  408: 'TIMEOUT',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',

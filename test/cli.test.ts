@@ -257,6 +257,10 @@ describe('the CLI over the REST API (compiled, through the SDK)', () => {
     expect(set.stdout).toMatch(/^maxPendingTimers\s+500\s+500$/m);
     expect(set.stdout).toMatch(/^horizonSeconds\s+\d+\s+\(cell default\)$/m);
     expect(JSON.parse((await cli(['plan', 'get', 'acme', '--json'], operator)).stdout)).toMatchObject({ maxPendingTimers: 500 });
+    const limits = await cli(['plan', 'set', 'acme', '--max-schedules', '20', '--min-schedule-interval-seconds', '60'], operator);
+    expect(limits.stdout).toMatch(/^maxSchedules\s+20\s+20$/m);
+    expect(limits.stdout).toMatch(/^minScheduleIntervalSeconds\s+60\s+60$/m);
+    await cli(['plan', 'set', 'acme', '--max-schedules', 'default', '--min-schedule-interval-seconds', 'default'], operator);
     expect((await cli(['cluster', 'set', '--sweeper-paused', 'true'], operator)).stdout).toMatch(/^sweeperPaused\s+true$/m);
     expect(JSON.parse((await cli(['cluster', 'get', '--json'], operator)).stdout)).toEqual({ produceBlocked: false, sweeperPaused: true });
     await cli(['cluster', 'set', '--sweeper-paused', 'false'], operator);

@@ -33,6 +33,7 @@ describe('POST /api/v1/transaction', () => {
         { index: 0, type: 'ack', success: true, transactionId: frame.transactionId, status: 'completed', dlq: false },
         {
           index: 1,
+          itemIndex: 0,
           type: 'push',
           success: true,
           transactionId: 'out-1',
@@ -45,6 +46,27 @@ describe('POST /api/v1/transaction', () => {
     expect((await pop(tb, '/api/v1/pop/queue/tx-in')).status).toBe(204);
     const [out] = (await pop(tb, '/api/v1/pop/queue/tx-out')).body.messages;
     expect(out).toMatchObject({ data: { n: 40 }, transactionId: 'out-1', partition: 'p' });
+  });
+
+  it('indexes each result by its place in the call: the operation, and the item within a push', async () => {
+    const res = await transaction({
+      operations: [
+        {
+          type: 'push',
+          items: [
+            { queue: 'tx-idx', payload: 'a', transactionId: 'idx-a' },
+            { queue: 'tx-idx', payload: 'b', transactionId: 'idx-b' },
+          ],
+        },
+        { type: 'push', items: [{ queue: 'tx-idx', payload: 'c', transactionId: 'idx-c' }] },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: any) => [r.index, r.itemIndex, r.transactionId])).toEqual([
+      [0, 0, 'idx-a'],
+      [0, 1, 'idx-b'],
+      [1, 0, 'idx-c'],
+    ]);
   });
 
   it('applies nothing when one ack is refused: the pushes roll back and the acked frame comes back', async () => {

@@ -14,6 +14,8 @@ const planFields = {
   maxPendingTimers: z.number().int().nonnegative().max(2_000_000_000).nullable(),
   scheduleRatePerSecond: z.number().int().positive().max(2_000_000_000).nullable(),
   storageLimitBytes: z.number().int().nonnegative().nullable(),
+  maxSchedules: z.number().int().nonnegative().max(2_000_000_000).nullable(),
+  minScheduleIntervalSeconds: z.number().int().positive().max(2_147_483_647).nullable(),
 };
 
 const overridesSchema = z.object({ ...planFields, schedulePaused: z.boolean() }).describe('what this tenant sets; null = the cell default');
@@ -30,6 +32,11 @@ export const planSchema = z
     scheduleRatePerSecond: z.number().int(),
     storageLimitBytes: z.number().int().describe('0 = unlimited'),
     schedulePaused: z.boolean(),
+    maxSchedules: z.number().int().describe('schedules the tenant may hold; a PUT creating one more is 403 schedule_limit_exceeded'),
+    minScheduleIntervalSeconds: z
+      .number()
+      .int()
+      .describe('the shortest gap between two occurrences of one schedule; a cron firing more often is 403 schedule_interval_too_short'),
     overrides: overridesSchema,
   })
   .meta({ id: 'TenantPlan', examples: [tenantPlanExample] });
@@ -67,6 +74,8 @@ export const adminRoutes = {
         scheduleRatePerSecond: planFields.scheduleRatePerSecond.optional(),
         storageLimitBytes: planFields.storageLimitBytes.optional(),
         schedulePaused: z.boolean().optional(),
+        maxSchedules: planFields.maxSchedules.optional(),
+        minScheduleIntervalSeconds: planFields.minScheduleIntervalSeconds.optional(),
       })
       .strict()
       .meta({ examples: [putTenantInputExample] }),

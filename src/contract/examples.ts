@@ -244,6 +244,7 @@ export const transactionOutputExample = {
     { index: 0, type: 'ack', success: true, transactionId: FRAME_TXN, status: 'completed', dlq: false },
     {
       index: 1,
+      itemIndex: 0,
       type: 'push',
       success: true,
       transactionId: 'email-tenant-42-v1',
@@ -314,6 +315,8 @@ export const tenantPlanExample = {
   scheduleRatePerSecond: 100_000,
   storageLimitBytes: 0,
   schedulePaused: false,
+  maxSchedules: 1_000,
+  minScheduleIntervalSeconds: 1,
   overrides: {
     maxPayloadBytes: null,
     horizonSeconds: 2_592_000,
@@ -321,6 +324,8 @@ export const tenantPlanExample = {
     scheduleRatePerSecond: null,
     storageLimitBytes: null,
     schedulePaused: false,
+    maxSchedules: null,
+    minScheduleIntervalSeconds: null,
   },
 };
 

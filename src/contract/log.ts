@@ -202,7 +202,12 @@ export const transactionResultSchema = z
     results: z.array(
       z
         .object({
-          index: z.number().int().describe('the operation this result belongs to'),
+          index: z.number().int().describe('the operation this result belongs to (its position in `operations`)'),
+          itemIndex: z
+            .number()
+            .int()
+            .optional()
+            .describe("push: the item's position in that operation's `items`, so two items of one push are told apart"),
           type: z.enum(['push', 'ack']),
           success: z.literal(true),
           transactionId: z.string().describe("the pushed item's or acked frame's transactionId"),

@@ -19,8 +19,8 @@ const ENSURE_TENANT_SQL = 'INSERT INTO tenants (tenant) VALUES ($1) ON CONFLICT 
  */
 const UPDATE_PLAN_SQL = `
 INSERT INTO tenants AS t (tenant, max_payload_bytes, horizon_seconds, max_pending_timers, schedule_rate_per_second,
-                          storage_limit_bytes, schedule_paused)
-VALUES ($1, $3::integer, $5::integer, $7::integer, $9::integer, $11::bigint, coalesce($13::boolean, false))
+                          storage_limit_bytes, schedule_paused, max_schedules, min_schedule_interval_seconds)
+VALUES ($1, $3::integer, $5::integer, $7::integer, $9::integer, $11::bigint, coalesce($13::boolean, false), $15::integer, $17::integer)
 ON CONFLICT (tenant) DO UPDATE SET
   max_payload_bytes        = CASE WHEN $2::boolean  THEN EXCLUDED.max_payload_bytes        ELSE t.max_payload_bytes END,
   horizon_seconds          = CASE WHEN $4::boolean  THEN EXCLUDED.horizon_seconds          ELSE t.horizon_seconds END,
@@ -28,8 +28,12 @@ ON CONFLICT (tenant) DO UPDATE SET
   schedule_rate_per_second = CASE WHEN $8::boolean  THEN EXCLUDED.schedule_rate_per_second ELSE t.schedule_rate_per_second END,
   storage_limit_bytes      = CASE WHEN $10::boolean THEN EXCLUDED.storage_limit_bytes      ELSE t.storage_limit_bytes END,
   schedule_paused          = CASE WHEN $12::boolean THEN EXCLUDED.schedule_paused          ELSE t.schedule_paused END,
+  max_schedules            = CASE WHEN $14::boolean THEN EXCLUDED.max_schedules            ELSE t.max_schedules END,
+  min_schedule_interval_seconds = CASE WHEN $16::boolean THEN EXCLUDED.min_schedule_interval_seconds
+                                       ELSE t.min_schedule_interval_seconds END,
   updated_at               = now()
-RETURNING max_payload_bytes, horizon_seconds, max_pending_timers, schedule_rate_per_second, storage_limit_bytes, schedule_paused`;
+RETURNING max_payload_bytes, horizon_seconds, max_pending_timers, schedule_rate_per_second, storage_limit_bytes, schedule_paused,
+          max_schedules, min_schedule_interval_seconds`;
 
 const PLAN_FIELDS = [
   'maxPayloadBytes',
@@ -38,6 +42,8 @@ const PLAN_FIELDS = [
   'scheduleRatePerSecond',
   'storageLimitBytes',
   'schedulePaused',
+  'maxSchedules',
+  'minScheduleIntervalSeconds',
 ] as const;
 
 const SELECT = {
@@ -47,6 +53,8 @@ const SELECT = {
   scheduleRatePerSecond: true,
   storageLimitBytes: true,
   schedulePaused: true,
+  maxSchedules: true,
+  minScheduleIntervalSeconds: true,
 } as const;
 
 export class TenantDirectory {
@@ -80,6 +88,8 @@ export class TenantDirectory {
       scheduleRatePerSecond: row.schedule_rate_per_second,
       storageLimitBytes: row.storage_limit_bytes === null ? null : Number(row.storage_limit_bytes),
       schedulePaused: row.schedule_paused,
+      maxSchedules: row.max_schedules,
+      minScheduleIntervalSeconds: row.min_schedule_interval_seconds,
     });
   }
 
@@ -102,6 +112,8 @@ export class TenantDirectory {
       scheduleRatePerSecond: null,
       storageLimitBytes: null,
       schedulePaused: false,
+      maxSchedules: null,
+      minScheduleIntervalSeconds: null,
     };
     return {
       tenant,
@@ -111,6 +123,8 @@ export class TenantDirectory {
       scheduleRatePerSecond: overrides.scheduleRatePerSecond ?? c.QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND,
       storageLimitBytes: overrides.storageLimitBytes ?? c.QUEEN_DEFAULT_STORAGE_LIMIT_BYTES,
       schedulePaused: overrides.schedulePaused,
+      maxSchedules: overrides.maxSchedules ?? c.QUEEN_DEFAULT_MAX_SCHEDULES,
+      minScheduleIntervalSeconds: overrides.minScheduleIntervalSeconds ?? c.QUEEN_DEFAULT_MIN_SCHEDULE_INTERVAL_SECONDS,
       overrides,
     };
   }

@@ -1210,6 +1210,7 @@ export interface components {
          *         },
          *         {
          *           "index": 1,
+         *           "itemIndex": 0,
          *           "type": "push",
          *           "success": true,
          *           "transactionId": "email-tenant-42-v1",
@@ -1231,8 +1232,10 @@ export interface components {
             results: components["schemas"]["TransactionItemResult"][];
         };
         TransactionItemResult: {
-            /** @description the operation this result belongs to */
+            /** @description the operation this result belongs to (its position in `operations`) */
             index: number;
+            /** @description push: the item's position in that operation's `items`, so two items of one push are told apart */
+            itemIndex?: number;
             /** @enum {string} */
             type: "push" | "ack";
             /** @constant */
@@ -1369,13 +1372,17 @@ export interface components {
          *       "scheduleRatePerSecond": 100000,
          *       "storageLimitBytes": 0,
          *       "schedulePaused": false,
+         *       "maxSchedules": 1000,
+         *       "minScheduleIntervalSeconds": 1,
          *       "overrides": {
          *         "maxPayloadBytes": null,
          *         "horizonSeconds": 2592000,
          *         "maxPendingTimers": null,
          *         "scheduleRatePerSecond": null,
          *         "storageLimitBytes": null,
-         *         "schedulePaused": false
+         *         "schedulePaused": false,
+         *         "maxSchedules": null,
+         *         "minScheduleIntervalSeconds": null
          *       }
          *     }
          */
@@ -1390,6 +1397,10 @@ export interface components {
             /** @description 0 = unlimited */
             storageLimitBytes: number;
             schedulePaused: boolean;
+            /** @description schedules the tenant may hold; a PUT creating one more is 403 schedule_limit_exceeded */
+            maxSchedules: number;
+            /** @description the shortest gap between two occurrences of one schedule; a cron firing more often is 403 schedule_interval_too_short */
+            minScheduleIntervalSeconds: number;
             /** @description what this tenant sets; null = the cell default */
             overrides: {
                 maxPayloadBytes: number | null;
@@ -1397,6 +1408,8 @@ export interface components {
                 maxPendingTimers: number | null;
                 scheduleRatePerSecond: number | null;
                 storageLimitBytes: number | null;
+                maxSchedules: number | null;
+                minScheduleIntervalSeconds: number | null;
                 schedulePaused: boolean;
             };
         };
@@ -1428,7 +1441,7 @@ export interface components {
              * @description stable error code; never reused
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "batch_exceeds_rate" | "not_found" | "route_not_found" | "lease_mismatch" | "already_committed" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "auth_unavailable" | "encryption_unavailable" | "internal";
+            code: "validation_failed" | "invalid_json" | "server_owned_field" | "unknown_field" | "unauthenticated" | "token_invalid" | "token_expired" | "metrics_unauthorized" | "grant_missing" | "schedule_paused" | "horizon_exceeded" | "payload_too_large_for_plan" | "storage_limit_exceeded" | "timer_dlq_not_replayable" | "batch_exceeds_rate" | "schedule_limit_exceeded" | "schedule_interval_too_short" | "not_found" | "route_not_found" | "request_timeout" | "lease_mismatch" | "already_committed" | "body_too_large" | "unsupported_media_type" | "rate_limited" | "pending_quota_exceeded" | "not_ready" | "produce_blocked" | "database_unavailable" | "auth_unavailable" | "encryption_unavailable" | "internal";
             /** @description the offending input field, when there is one */
             field?: string;
         } & {
@@ -4028,6 +4041,8 @@ export interface operations {
                     scheduleRatePerSecond?: number | null;
                     storageLimitBytes?: number | null;
                     schedulePaused?: boolean;
+                    maxSchedules?: number | null;
+                    minScheduleIntervalSeconds?: number | null;
                 };
             };
         };

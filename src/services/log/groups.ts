@@ -5,14 +5,19 @@
 import type { Queryable } from '../../db/transaction.ts';
 import { LOCK_QUEUES_SQL } from '../queues.ts';
 
-/** addGroup — $1 tenant, $2 queue, $3 group. Locks: the new row. Rows: 1 when new, else 0. */
+/**
+ * addGroup — $1 tenant, $2 queue, $3 group. Only on a queue that exists: consuming never creates a
+ * queue (creating one takes the produce grant), so a pop of an unknown queue leaves no row behind.
+ * Locks: the new row. Rows: 1 when new, else 0 (already registered, or no such queue).
+ */
 const ADD_GROUP_SQL = `
-INSERT INTO consumer_groups (tenant, queue, consumer_group) VALUES ($1, $2, $3)
+INSERT INTO consumer_groups (tenant, queue, consumer_group)
+SELECT q.tenant, q.name, $3 FROM queues q WHERE q.tenant = $1 AND q.name = $2
 ON CONFLICT DO NOTHING
 RETURNING 1`;
 
-/** ensureQueue — $1 tenant, $2 queue. Locks: the new row only. Rows: 0 or 1. */
-const ENSURE_QUEUE_SQL = 'INSERT INTO queues (tenant, name) VALUES ($1, $2) ON CONFLICT (tenant, name) DO NOTHING';
+/** groupExists — $1 tenant, $2 queue, $3 group. Locks: none. Rows: 0 or 1. */
+const GROUP_EXISTS_SQL = 'SELECT 1 FROM consumer_groups WHERE tenant = $1 AND queue = $2 AND consumer_group = $3';
 
 /**
  * Where a group new to a queue starts on the partitions that exist when it registers (Queen's
@@ -65,7 +70,9 @@ export class KnownGroups {
 /**
  * Registers the group on the queue if it is new: its row, then (under the queue lock, see
  * LOCK_QUEUES_SQL) a cursor on every partition. A registration in flight elsewhere makes the
- * first statement wait for it, so on return the group's rows exist either way.
+ * first statement wait for it, so on return the group's rows exist either way — unless the queue
+ * does not exist: then nothing is written and the answer is false (the pop finds nothing, as
+ * Queen's broker answers a pop of an unknown queue: 204).
  */
 export async function registerGroup(
   tx: Queryable,
@@ -73,10 +80,10 @@ export async function registerGroup(
   queue: string,
   group: string,
   start: GroupStart = { at: 'beginning' },
-): Promise<void> {
-  await tx.query(ENSURE_QUEUE_SQL, [tenant, queue]);
+): Promise<boolean> {
   const added = await tx.query(ADD_GROUP_SQL, [tenant, queue, group]);
-  if (added.rows.length === 0) return;
+  if (added.rows.length === 0) return (await tx.query(GROUP_EXISTS_SQL, [tenant, queue, group])).rows.length > 0;
   await tx.query(LOCK_QUEUES_SQL, [tenant, [queue]]);
   await tx.query(JOIN_PARTITIONS_SQL, [tenant, queue, group, start.at, start.at === 'since' ? start.instant : null]);
+  return true;
 }

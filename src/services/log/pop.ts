@@ -212,11 +212,13 @@ async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<
   const group = req.consumerGroup;
   const width = req.partition === undefined ? Math.max(1, req.partitions ?? 1) : 1;
   for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
-    const known = deps.knownGroups.has(tenant, req.queue, group);
+    let known = deps.knownGroups.has(tenant, req.queue, group);
     const taken = await inTransaction(
       deps.db.pool,
       async (tx) => {
-        if (!known) await registerGroup(tx, tenant, req.queue, group, req.start);
+        // A queue that does not exist has nothing to pop, and a pop never creates one.
+        if (!known && !(await registerGroup(tx, tenant, req.queue, group, req.start))) return undefined;
+        known = true;
         if (width === 1) {
           const picked = await pick(tx, tenant, req, []);
           return picked && takeBatch(deps, tx, tenant, req, picked, { commit: true, leaseId: null });
@@ -225,7 +227,7 @@ async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<
       },
       { setup: setLocal(INDEX_PLANS) },
     );
-    if (!known) deps.knownGroups.add(tenant, req.queue, group);
+    if (known) deps.knownGroups.add(tenant, req.queue, group);
     if (!taken) return NOTHING;
     if (taken.frames.length > 0) return taken;
   }

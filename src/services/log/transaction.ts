@@ -25,7 +25,10 @@ export async function commitTransaction(
   caller: Caller,
   req: { operations: TransactionOperation[]; requiredLeases?: string[] },
 ): Promise<TransactionResult> {
-  const pushes = req.operations.flatMap((op, index) => (op.type === 'push' ? op.items.map((item) => ({ index, item })) : []));
+  // Each pushed item keeps its place in the call: the operation's index and its own in that push.
+  const pushes = req.operations.flatMap((op, index) =>
+    op.type === 'push' ? op.items.map((item, itemIndex) => ({ index, itemIndex, item })) : [],
+  );
   const acks = req.operations.flatMap((op, index) =>
     op.type === 'ack'
       ? [
@@ -89,6 +92,7 @@ export async function commitTransaction(
   done.pushed.results.forEach((r, i) =>
     results.push({
       index: pushes[i].index,
+      itemIndex: pushes[i].itemIndex,
       type: 'push',
       success: true,
       transactionId: r.transaction_id,
@@ -108,6 +112,6 @@ export async function commitTransaction(
       dlq: o.status === 'dlq',
     });
   });
-  results.sort((a, b) => a.index - b.index);
+  results.sort((a, b) => a.index - b.index || (a.itemIndex ?? 0) - (b.itemIndex ?? 0));
   return { transactionId: randomUUID(), success: true, results };
 }

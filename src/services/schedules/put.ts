@@ -1,7 +1,11 @@
 // PUT /api/v1/schedules/:queue/*scheduleKey — create or replace a schedule.
 //
 // The gates are the timer batch's, in the contract's order, for the one timer a schedule holds
-// at a time: schedule paused (403), rate (one op, 429), pending-timer quota (room for its next
+// at a time, after the plan's own two for schedules (both 403: retrying cannot help, deleting a
+// schedule, slowing the cron or raising the plan does): the number of schedules
+// (maxSchedules; a replace is not a new one) and the shortest gap between occurrences
+// (minScheduleIntervalSeconds, the smallest over the next INTERVAL_WINDOW occurrences). Then:
+// schedule paused (403), rate (one op, 429), pending-timer quota (room for its next
 // occurrence's timer, 429), storage (its payload as stored, 403), horizon (403 when even the next
 // occurrence is beyond the plan's horizon from now: then every occurrence is), payload ceiling
 // (403). Nothing is metered here: each occurrence is metered when it is materialized.
@@ -20,7 +24,7 @@ import {
   SHOWN_OCCURRENCES,
   type PutScheduleResult,
 } from '../../contract/schedules.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import { encryptingQueues, ensurePartitions } from '../queues.ts';
 import type { Caller, TimerDeps } from '../timers/deps.ts';
@@ -37,6 +41,24 @@ export interface PutScheduleInput {
   payload: string;
   partition?: string | undefined;
 }
+
+/**
+ * How many of the next occurrences a PUT looks at for the shortest gap: an expression whose
+ * occurrences come closer only rarely (a second field listing 0,1 on one day a year) could pass,
+ * but every one of them is still metered as one message.
+ */
+export const INTERVAL_WINDOW = 100;
+
+/**
+ * countSchedules — $1 tenant, $2 queue, $3 schedule_key. Locks: the tenant's row (FOR UPDATE), so
+ * two PUTs creating the tenant's last allowed schedule at once are weighed one after the other.
+ * Rows: 1 — how many schedules the tenant holds, and whether this key is one of them.
+ */
+const COUNT_SCHEDULES_SQL = `
+WITH locked AS (SELECT 1 FROM tenants WHERE tenant = $1 FOR UPDATE)
+SELECT (SELECT count(*) FROM schedules WHERE tenant = $1)::integer AS n,
+       EXISTS (SELECT 1 FROM schedules WHERE tenant = $1 AND queue = $2 AND schedule_key = $3) AS present,
+       (SELECT count(*) FROM locked)::integer AS locked`;
 
 /** pgNow — no parameters, no lock. Rows: 1, the transaction's now() in epoch ms. */
 const NOW_SQL = 'SELECT (extract(epoch FROM now()) * 1000)::float8 AS now_ms';
@@ -92,6 +114,8 @@ export async function putSchedule(deps: TimerDeps, caller: Caller, input: PutSch
     }
     op.timerKey = occurrenceTimerKey(input.scheduleKey, first);
     const refusal =
+      intervalRefusal(plan.minScheduleIntervalSeconds, spec, nowMs) ??
+      (await countRefusal(q, tenant, input, plan.maxSchedules)) ??
       (await quotaRefusal(q, deps.pendingCounts, tenant, plan, [op])) ??
       (await weighStorage(q, tenant, plan.storageLimitBytes, op.storedBytes, 'this schedule')) ??
       horizonRefusal(plan.horizonSeconds, nowMs, first) ??
@@ -137,6 +161,33 @@ export async function putSchedule(deps: TimerDeps, caller: Caller, input: PutSch
     })),
     withdrawn: done.withdrawn,
   };
+}
+
+/** The cron's occurrences come closer than the plan's minimum interval (over INTERVAL_WINDOW of them). */
+function intervalRefusal(minSeconds: number, spec: { cron: string; timezone: string }, nowMs: number): ApiError | undefined {
+  const at = nextOccurrences(spec, nowMs, INTERVAL_WINDOW);
+  let gap = Infinity;
+  for (let i = 1; i < at.length; i++) gap = Math.min(gap, at[i] - at[i - 1]);
+  if (gap >= minSeconds * 1000) return undefined;
+  return new ApiError(
+    'schedule_interval_too_short',
+    `cron: "${spec.cron}" fires ${gap / 1000} s apart, more often than the plan's minScheduleIntervalSeconds of ${minSeconds} s; ` +
+      'space its occurrences further apart, or ask the operator to lower minScheduleIntervalSeconds',
+    { field: 'cron', minScheduleIntervalSeconds: minSeconds },
+  );
+}
+
+/** A new schedule (not a replace) past the plan's maxSchedules. */
+async function countRefusal(q: Queryable, tenant: string, input: PutScheduleInput, maxSchedules: number): Promise<ApiError | undefined> {
+  const { n, present } = (await q.query<{ n: number; present: boolean }>(COUNT_SCHEDULES_SQL, [tenant, input.queue, input.scheduleKey]))
+    .rows[0];
+  if (present || n < maxSchedules) return undefined;
+  return new ApiError(
+    'schedule_limit_exceeded',
+    `scheduleKey: the tenant holds ${n} schedules, the plan's maxSchedules; ` +
+      'DELETE /api/v1/schedules/:queue/*scheduleKey one it no longer needs, or ask the operator to raise maxSchedules',
+    { field: 'scheduleKey', maxSchedules },
+  );
 }
 
 /** Every occurrence is beyond the horizon when the next one is: later ones are later still. */
