@@ -9,10 +9,10 @@ import type { Metrics } from './metrics.ts';
 import type { Notifier } from './notify.ts';
 import type { PayloadCipher } from './payload.ts';
 import type { ClusterFlagsCache } from './services/cluster.ts';
-import type { TenantDirectory } from './services/tenants.ts';
+import type { TenantDirectory } from './plans/tenants.ts';
 import type { KnownGroups } from './services/log/groups.ts';
 import type { Waiters } from './services/log/waiters.ts';
-import type { PendingCounts } from './services/timers/gates.ts';
+import type { PendingCounts } from './plans/gates.ts';
 
 /** Long-lived parts shared by every request of one broker. */
 export interface Services {

@@ -1,7 +1,7 @@
 // /metrics as an operator reads it: request latency by route template (docs not counted), the
 // per-queue gauges with their bounded series, build info.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { samplePercent, startQueueStats } from '../src/services/queueStats.ts';
+import { samplePercent, startQueueStats } from '../src/maintenance/queueGauges.ts';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { ack, b64, pop, push } from './helpers/log.ts';
 

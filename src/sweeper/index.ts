@@ -23,7 +23,7 @@ import type { TimerDue } from '../notify.ts';
 import type { Services } from '../context.ts';
 import { backOff, type BackOffRow } from './backOff.ts';
 import { claimDue, type ClaimedTimer, type ClaimResult } from './claimDue.ts';
-import { countPending } from './countPending.ts';
+import { countPending } from '../maintenance/pendingGauge.ts';
 import { SweeperDb } from './db.ts';
 import { deadLetter, type DeadLetterRow } from './deadLetter.ts';
 import {
@@ -38,7 +38,7 @@ import {
 } from './failures.ts';
 import { fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts';
 import { Materializer } from './materializeDue.ts';
-import { pack } from './pack.ts';
+import { pack } from './unpack.ts';
 import { releaseClaims } from './releaseClaims.ts';
 
 export { TIMER_DLQ_CONSUMER_GROUP } from './deadLetter.ts';

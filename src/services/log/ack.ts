@@ -11,7 +11,7 @@
 // write of its failure counts there, happens under that group's consumer row for that partition,
 // so once this transaction holds the row what it reads stays true until it commits.
 import type { AckRequest, AckStatus } from '../../contract/log.ts';
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { isoSql } from '../../db/sql.ts';
 import { commitWith, inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';

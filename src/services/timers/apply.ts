@@ -13,7 +13,7 @@ import { ApiError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
 import { encryptingQueues, ensurePartitions } from '../queues.ts';
 import type { Caller, TimerDeps } from './deps.ts';
-import { admitAndMeter, planVerdict, quotaRefusal, rateRefusalBefore, storageRefusal } from './gates.ts';
+import { admitAndMeter, planVerdict, quotaRefusal, rateRefusalBefore, storageRefusal } from '../../plans/gates.ts';
 import { chunksInKeyOrder, MAX_ORDERED_CHUNKS, runsOfDistinctKeys } from './lockOrder.ts';
 import { keyOf, prepare, seal, type Applied, type CancelOp, type ScheduleOp } from './prepare.ts';
 

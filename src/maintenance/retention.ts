@@ -19,11 +19,11 @@
 // BATCHES_PER_PARTITION). A pass killed halfway deletes nothing early: each
 // statement re-reads the ages and cursors on PostgreSQL's clock when it runs.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/index.ts';
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
-import { inTransaction } from '../../db/transaction.ts';
-import type { Metrics } from '../../metrics.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/index.ts';
+import { INDEX_PLANS, setLocal } from '../db/plannerSettings.ts';
+import { inTransaction } from '../db/transaction.ts';
+import type { Metrics } from '../metrics.ts';
 
 const PARTITIONS_PER_PASS = 50;
 /**

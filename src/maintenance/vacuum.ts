@@ -10,7 +10,7 @@
 // connection, and requests queue behind it meanwhile. Each run takes as long as the tables have
 // pages not yet all-visible.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from './index.ts';
+import type { Database } from '../db/index.ts';
 
 const TABLES = ['timers', 'messages', 'partitions', 'partition_consumers', 'message_deliveries', 'dead_letters', 'consumer_groups'];
 

@@ -1,10 +1,10 @@
 // The plan gates of the schedule batch, in the contract's order: rate, pending-timer quota,
 // storage, horizon, payload ceiling. The rate window and the usage meter are written by one
 // statement, the last of a batch.
-import type { EffectivePlan } from '../../contract/admin.ts';
-import type { Queryable } from '../../db/transaction.ts';
-import { ApiError } from '../../errors.ts';
-import { keyOf, type PreparedOp, type ScheduleOp } from './prepare.ts';
+import type { EffectivePlan } from '../contract/admin.ts';
+import type { Queryable } from '../db/transaction.ts';
+import { ApiError } from '../errors.ts';
+import { keyOf, type PreparedOp, type ScheduleOp } from '../services/timers/prepare.ts';
 
 /** Retry-After of a full pending-timer quota: it frees only as timers fire, so not every second. */
 export const QUOTA_RETRY_AFTER_SECONDS = 30;
