@@ -19,7 +19,7 @@ import { startRetention, type Retention } from './maintenance/retention.ts';
 import { startQueueStats, type QueueStats } from './maintenance/queueGauges.ts';
 import { Waiters } from './services/log/waiters.ts';
 import { ClusterFlagsCache } from './services/cluster.ts';
-import { PendingCounts } from './plans/gates.ts';
+import { PendingCounts } from './plans/pendingCounts.ts';
 import { TenantDirectory } from './plans/tenants.ts';
 import { startSweeper, type Sweeper } from './sweeper/index.ts';
 import type { Services } from './context.ts';

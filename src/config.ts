@@ -51,7 +51,7 @@ export const configSchema = z
     QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0),
     /** Request body limit; the largest legal batch is 256 ops of 1 MiB payloads, base64. */
     QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024),
-    /** Retention defaults for queues that do not set their own (0 = keep); see src/services/log/retention.ts. */
+    /** Retention defaults for queues that do not set their own (0 = keep); see src/maintenance/retention.ts. */
     QUEEN_DEFAULT_RETENTION_SECONDS: int(0, 0),
     QUEEN_DEFAULT_COMPLETED_RETENTION_SECONDS: int(0, 0),
     /** How often a broker runs a retention pass, and how many frames it deletes per partition and pass. */

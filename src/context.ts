@@ -12,7 +12,7 @@ import type { ClusterFlagsCache } from './services/cluster.ts';
 import type { TenantDirectory } from './plans/tenants.ts';
 import type { KnownGroups } from './services/log/groups.ts';
 import type { Waiters } from './services/log/waiters.ts';
-import type { PendingCounts } from './plans/gates.ts';
+import type { PendingCounts } from './plans/pendingCounts.ts';
 
 /** Long-lived parts shared by every request of one broker. */
 export interface Services {
@@ -22,7 +22,7 @@ export interface Services {
   metrics: Metrics;
   cluster: ClusterFlagsCache;
   tenants: TenantDirectory;
-  /** The pending-timer quota's cached counts (src/services/timers/gates.ts). */
+  /** The pending-timer quota's cached counts (src/plans/pendingCounts.ts). */
   pendingCounts: PendingCounts;
   /** Wakes waiters (long-poll pops) and the sweeper; see src/notify.ts. */
   notifier: Notifier;

@@ -3,7 +3,7 @@
 // of the churning tables (timers, consumer cursors, frames pruned by retention, failure counts)
 // pile up forever — a soak on such a server grew every table without bound and its fire lag with
 // them — and the planner's statistics stay those of an empty database. The hot statements do not
-// depend on statistics (src/db/plans.ts), but every other query does, and dead rows cost every
+// depend on statistics (src/db/plannerSettings.ts), but every other query does, and dead rows cost every
 // scan. Runs every QUEEN_MAINTENANCE_MS. On a server, one broker at a time (a session advisory
 // lock; the others skip that round), and only on the tables autovacuum's own rule says are due;
 // embedded (where the statistics views are not kept the same way) every table, on the broker's one

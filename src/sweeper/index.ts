@@ -1,7 +1,7 @@
 // The sweeper: fires every due timer into the log exactly once, on time, and keeps doing it
 // through failures. One per broker; any number of brokers share the work through row leases.
 //
-//   sweepOnce():  materializeDue (schedules' occurrences as timers) → claimDue → pack (zstd) →
+//   sweepOnce():  materializeDue (schedules' occurrences as timers) → claimDue → unpack (zstd) →
 //                 fireClaimed → (on failure: isolate) → backOff / deadLetter
 //   startSweeper: a thin loop around sweepOnce() that sleeps until the next deliverAt (or schedule
 //                 to materialize), clamped to [QUEEN_SWEEPER_MIN_SLEEP_MS, QUEEN_SWEEPER_MAX_SLEEP_MS],
@@ -38,7 +38,7 @@ import {
 } from './failures.ts';
 import { fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts';
 import { Materializer } from './materializeDue.ts';
-import { pack } from './unpack.ts';
+import { unpack } from './unpack.ts';
 import { releaseClaims } from './releaseClaims.ts';
 
 export { TIMER_DLQ_CONSUMER_GROUP } from './deadLetter.ts';
@@ -216,14 +216,14 @@ class TimerSweeper implements Sweeper {
     return { claim, token, sentAt };
   }
 
-  /** Packs and fires one claimed batch, isolating failing rows; throws on database-level failure. */
+  /** Unpacks and fires one claimed batch, isolating failing rows; throws on database-level failure. */
   private async process(batch: Batch, result: SweepResult): Promise<void> {
     const replacements = new Map<string, Replacement>();
     const ready: ClaimedTimer[] = [];
     const failures: Failure[] = [];
     for (const row of batch.rows) {
       try {
-        const r = await pack(row, this.services.cipher);
+        const r = await unpack(row, this.services.cipher);
         if (r) replacements.set(row.tid, r);
         ready.push(row);
       } catch (err) {

@@ -24,8 +24,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { occurrenceTimerKey } from '../contract/schedules.ts';
 import type { Services } from '../context.ts';
+import { notClaimedSql } from './claimed.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
-import { NOT_CLAIMED } from '../services/timers/apply.ts';
+import { meterMessages } from '../plans/meter.ts';
 import { countOccurrences, latestOccurrence, nextOccurrence } from '../services/schedules/occurrences.ts';
 import { MATERIALIZE_LOOKAHEAD_MS, occurrenceTxn, scheduleTimers } from '../services/schedules/rows.ts';
 import type { SweeperDb } from './db.ts';
@@ -63,7 +64,7 @@ SELECT head.*, due.* FROM head LEFT JOIN due ON true`;
 const WITHDRAW_MISSED_SQL = `
 DELETE FROM timers t USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS m(tenant, queue, schedule_key, timer_key)
  WHERE ${scheduleTimers('m.tenant', 'm.queue', 'm.schedule_key')}
-   AND t.timer_key < m.timer_key COLLATE "C" AND ${NOT_CLAIMED}
+   AND t.timer_key < m.timer_key COLLATE "C" AND ${notClaimedSql('t')}
 RETURNING m.tenant, m.queue, m.schedule_key`;
 
 /**
@@ -92,10 +93,7 @@ WITH plan AS (
     FROM s
   ON CONFLICT (tenant, queue, timer_key) DO NOTHING
   RETURNING tenant, (extract(epoch FROM deliver_at) * 1000)::float8 AS deliver_ms
-), metered AS (
-  INSERT INTO usage_meter AS u (tenant, period, messages)
-  SELECT tenant, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM'), count(*) FROM ins GROUP BY tenant
-  ON CONFLICT (tenant, period) DO UPDATE SET messages = u.messages + EXCLUDED.messages
+), metered AS (${meterMessages('SELECT tenant, count(*) FROM ins GROUP BY tenant')}
 )
 SELECT (SELECT count(*) FROM ins)::int AS materialized, (SELECT min(deliver_ms) FROM ins) AS earliest_ms`;
 

@@ -4,7 +4,7 @@ import type { Metrics } from '../../metrics.ts';
 import type { Notifier } from '../../notify.ts';
 import type { PayloadCipher } from '../../payload.ts';
 import type { TenantDirectory } from '../../plans/tenants.ts';
-import type { PendingCounts } from '../../plans/gates.ts';
+import type { PendingCounts } from '../../plans/pendingCounts.ts';
 
 export interface TimerDeps {
   db: Database;
