@@ -18,12 +18,11 @@
 // moved on (fired, backed off, taken by another broker after the lease) no longer carries the token.
 import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { FastifyBaseLogger } from 'fastify';
 import type { TimerDue } from '../notify.ts';
-import type { Services } from '../context.ts';
+import type { Logger } from '../logger.ts';
+import type { Services } from '../services/index.ts';
 import { backOff, type BackOffRow } from './backOff.ts';
 import { claimDue, type ClaimedTimer, type ClaimResult } from './claimDue.ts';
-import { countPending } from '../maintenance/pendingGauge.ts';
 import { SweeperDb } from './db.ts';
 import { deadLetter, type DeadLetterRow } from './deadLetter.ts';
 import {
@@ -62,8 +61,6 @@ export interface Sweeper {
 /** After a failure of the database as a whole: 10 ms, doubling, at most 5 s between passes. */
 const DB_RETRY_BASE_MS = 10;
 const DB_RETRY_CAP_MS = 5_000;
-/** The pending gauge is a full count; sampled this often, beside the passes, never inside one. */
-const PENDING_SAMPLE_MS = 5_000;
 
 interface Batch {
   token: string;
@@ -79,7 +76,7 @@ interface Failure {
 
 class TimerSweeper implements Sweeper {
   private readonly db: SweeperDb;
-  private readonly log: FastifyBaseLogger;
+  private readonly log: Logger;
   private readonly cfg: Services['config'];
   private readonly materializer: Materializer;
   /** Batches claimed but not resolved because the database failed; retried first by the next pass. */
@@ -105,8 +102,6 @@ class TimerSweeper implements Sweeper {
   private wakeAt = Infinity;
   private unsubscribe: (() => void) | undefined;
   private dbStreak = 0;
-  private lastPendingSample = 0;
-  private sampling = false;
 
   constructor(private readonly services: Services) {
     this.cfg = services.config;
@@ -329,7 +324,6 @@ class TimerSweeper implements Sweeper {
         this.log.warn({ err, retryInMs: Math.round(pause) }, 'sweeper pass failed');
       }
       if (this.stopping) break;
-      this.samplePending();
       if (pause <= 0) await yieldToEventLoop();
       else await this.sleep(pause);
     }
@@ -376,19 +370,6 @@ class TimerSweeper implements Sweeper {
     clearTimeout(this.sleepTimer);
     this.wakeAt = Date.now() + ms;
     this.sleepTimer = setTimeout(() => this.wake(), ms);
-  }
-
-  private samplePending(): void {
-    const now = Date.now();
-    if (this.sampling || now - this.lastPendingSample < PENDING_SAMPLE_MS) return;
-    this.sampling = true;
-    this.lastPendingSample = now;
-    countPending(this.db)
-      .then((n) => this.services.metrics.pending.set(n))
-      .catch((err) => this.log.debug({ err }, 'pending sample failed'))
-      .finally(() => {
-        this.sampling = false;
-      });
   }
 }
 

@@ -21,9 +21,9 @@
 // Costs, per batch: a claim on schedules_materialize_at, a catch-up's ~log2(seconds missed) cron
 // look-ups (the skipped count steps through the missed occurrences, extrapolated past COUNT_CAP),
 // one statement. A paused tenant's due schedules are read (and passed over) by every run.
-import type { FastifyBaseLogger } from 'fastify';
 import { occurrenceTimerKey } from '../contract/schedules.ts';
-import type { Services } from '../context.ts';
+import type { Logger } from '../logger.ts';
+import type { Services } from '../services/index.ts';
 import { notClaimedSql } from './claimed.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 import { meterMessages } from '../plans/meter.ts';
@@ -156,7 +156,7 @@ export class Materializer {
   constructor(
     private readonly db: SweeperDb,
     private readonly services: Services,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {}
 
   /** When the loop must pass next for the schedules' sake (local clock). */
