@@ -9,7 +9,7 @@ import { compress, decompress, init } from '@bokuweb/zstd-wasm';
 export const COMPRESS_MIN_BYTES = 1024;
 /** Keep the compressed form only when it saves at least this fraction of the bytes. */
 export const COMPRESS_MIN_SAVING = 0.1;
-/** zstd level 3: zstd's default, and cheap enough for the request path (docs/measurements.md). */
+/** zstd level 3: zstd's default, and cheap enough for the request path (docs/benchmarks.md). */
 const ZSTD_LEVEL = 3;
 
 let ready: Promise<void> | undefined;

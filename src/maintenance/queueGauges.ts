@@ -8,8 +8,8 @@
 //  - counts are exact while the table has at most EXACT_ROWS rows; above that they are estimates
 //    from a block sample of at most SAMPLE_PAGES pages (TABLESAMPLE SYSTEM at the percentage that
 //    reads that many), scaled to PostgreSQL's row estimate: a sample of ten million timers reads
-//    2 MB, not the 25 MB a fixed 1 % did every interval — which, at that size, showed as a
-//    +11 ms tail on the sweeper's fire lag (the volume bench, README);
+//    SAMPLE_PAGES pages, where a fixed percentage grew with the table and showed in the sweeper's
+//    fire lag (the volume bench, docs/benchmarks.md);
 //  - the overdue age reads the oldest EXACT_ROWS due timers by deliver_at (the sweeper's index);
 //    a queue with no due timer among them reports none.
 import type { Database } from '../db/index.ts';

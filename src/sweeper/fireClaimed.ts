@@ -63,8 +63,8 @@ o AS (
  * The counts come first, as a one-time filter: when every frame was appended (all but a misuse of
  * txn) the anti-join never runs. It must not: the CTEs' row estimates follow the timers table's
  * statistics, and with an estimate of one row the planner joins frames to `appended` by a nested
- * loop, a quadratic scan (165 of a 1,000-timer batch's 188 ms, seen after an ANALYZE had sampled
- * claimed rows: the fire fell to a fifth of its speed).
+ * loop, a quadratic scan that dominated the fire once an ANALYZE had sampled claimed rows
+ * (docs/benchmarks.md).
  */
 export const COLLIDED = `
 collided AS (

@@ -109,7 +109,7 @@ UPDATE schedules s SET materialize_at = now() + interval '1 minute'
 
 /**
  * Schedules per transaction: each costs a few cron look-ups in Node while the batch's rows are
- * locked (a catch-up up to COUNT_CAP of them, ~25 ms), so batches stay small; at most this many batches
+ * locked (a catch-up up to COUNT_CAP of them), so batches stay small; at most this many batches
  * per run, a larger backlog continuing on the next pass (within the 30 s lookahead).
  */
 const BATCH_SIZE = 100;

@@ -168,8 +168,9 @@ export class SweepPass {
       if (claim.rows.length > 0) {
         // A full batch means a backlog: claim the next batch while this one fires, on a second
         // connection, so PostgreSQL works on both at once (the claim's UPDATE costs nearly as much
-        // as the fire; docs/measurements.md has the gain). The next pass fires it after this fire has committed, so the
-        // deliverAt order within a partition holds; stop() releases it if no pass fires it.
+        // as the fire; docs/benchmarks.md has the gain). The next pass fires it after this fire has
+        // committed, so the deliverAt order within a partition holds; stop() releases it if no pass
+        // fires it.
         // Not on embedded PGlite: one backend behind one connection, nothing runs beside anything.
         if (claim.rows.length >= this.cfg.QUEEN_SWEEPER_BATCH_SIZE && !this.stopping && !this.db.embedded) {
           const next = this.claim();

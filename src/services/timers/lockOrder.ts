@@ -32,7 +32,7 @@ export function runsOfDistinctKeys(ops: PreparedOp[]): PreparedOp[][] {
  * schedules and cancels is applied as chunks of consecutive same-kind ops in that order (ops on
  * distinct keys commute). Two passes (all upserts, then all deletes) deadlocked on a quarter of
  * contended batches, each costing deadlock_timeout before the replay; in key order none did
- * (docs/measurements.md).
+ * (docs/benchmarks.md).
  * A run alternating kinds more often than this is applied as "lock existing keys in order, then
  * one upsert, one delete": fewer statements, and a replay covers the rare cycle through new keys.
  */
