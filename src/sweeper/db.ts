@@ -5,8 +5,9 @@
 // was planned as a bitmap scan of every due row plus a sort — each batch then read and sorted the
 // whole backlog (docs/benchmarks.md). With sort, bitmap and seq scans disabled, the only plan
 // left walks timers_deliver_at_idx in order and stops after the batch: the index is used from the
-// first cycle of a burst, whatever the statistics say (test/sweeper.test.ts EXPLAINs it). Every other sweeper statement addresses rows by ctid (TID
-// scan), except the pending count (every 5 s), which may take an index-only scan instead.
+// first cycle of a burst, whatever the statistics say (test/sweeper.test.ts EXPLAINs it). Every
+// other sweeper statement addresses rows by ctid (TID scan). The settings themselves are defined
+// with the others in src/db/plannerSettings.ts (SWEEPER_PLANS).
 //
 // Real PostgreSQL: the settings are session options of the sweeper's connections (no round trip).
 // Embedded PGlite: the broker has exactly one connection (src/db/index.ts: pglite-socket
@@ -18,7 +19,7 @@ import { guardClients, type Database } from '../db/index.ts';
 import { SWEEPER_PLANS, sessionOptions, setLocal } from '../db/plannerSettings.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 
-/** Real PostgreSQL: a fire, the next batch's claim beside it, and the pending-gauge sample. */
+/** Real PostgreSQL: a fire, the next batch's claim beside it, and one to spare. */
 export const SWEEPER_POOL_SIZE = 3;
 
 export class SweeperDb implements Queryable {
