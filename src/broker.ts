@@ -13,7 +13,7 @@ import { migrate } from './db/migrate.ts';
 import { createMetrics, PACKAGE_VERSION } from './metrics.ts';
 import { Notifier } from './notify.ts';
 import { PayloadCipher } from './payload.ts';
-import { startDuty, type Duty } from './maintenance/loop.ts';
+import { startDuty, type Duty, type DutySpec } from './maintenance/loop.ts';
 import { pendingGaugeDuty } from './maintenance/pendingGauge.ts';
 import { queueGaugesDuty } from './maintenance/queueGauges.ts';
 import { retentionDuty, type RetentionPass } from './maintenance/retention.ts';
@@ -162,22 +162,23 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
       await services.notifier.start(db.directUrl);
       state.ready = true;
       if (config.QUEEN_SWEEPER_ENABLED) broker.sweeper = startSweeper(services);
-      const loop = { log: app.log, metrics };
-      const start = <T>(duty: Duty<T>) => (broker.duties.push(duty as Duty<unknown>), duty);
+      // The background duties, each on the maintenance loop; close() stops them all.
+      const onLoop = <T>(spec: DutySpec<T>): Duty<T> => {
+        const duty = startDuty(spec, { log: app.log, metrics });
+        broker.duties.push(duty);
+        return duty;
+      };
       if (await needsMaintenance(db)) {
         if (!db.embedded)
           app.log.warn('autovacuum is off on this server: the brokers vacuum their tables themselves (QUEEN_MAINTENANCE_MS)');
-        broker.maintenance = start(startDuty(vacuumDuty(db, config.QUEEN_MAINTENANCE_MS), loop));
+        broker.maintenance = onLoop(vacuumDuty(db, config.QUEEN_MAINTENANCE_MS));
       }
-      broker.retention = start(startDuty(retentionDuty({ db, config, metrics }), loop));
-      broker.queueStats = start(
-        startDuty(
-          queueGaugesDuty(db, metrics, { everyMs: config.QUEEN_METRICS_QUEUE_INTERVAL_MS, series: config.QUEEN_METRICS_QUEUES }),
-          loop,
-        ),
+      broker.retention = onLoop(retentionDuty({ db, config, metrics }));
+      broker.queueStats = onLoop(
+        queueGaugesDuty(db, metrics, { everyMs: config.QUEEN_METRICS_QUEUE_INTERVAL_MS, series: config.QUEEN_METRICS_QUEUES }),
       );
-      // The cell-wide pending gauge, sampled where the sweeper runs (as it always was).
-      if (config.QUEEN_SWEEPER_ENABLED) start(startDuty(pendingGaugeDuty(db.pool, metrics), loop));
+      // The cell-wide pending gauge, sampled where a sweeper runs (as it always was).
+      if (config.QUEEN_SWEEPER_ENABLED) onLoop(pendingGaugeDuty(db.pool, metrics));
       return address;
     },
     async close() {
