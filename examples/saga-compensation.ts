@@ -1,5 +1,5 @@
 // A saga with a compensation timer — the one correct shape, because `absent` may mean "already
-// delivered" (the README, "Timer statuses"):
+// delivered" (docs/api.md, "Timer statuses"):
 //
 //   1. start:    reserve stock, then schedule `order/<id>/compensate` to fire at the deadline.
 //   2. complete: commit the saga's outcome FIRST (reserved → completed), THEN cancel the timer.

@@ -1,4 +1,4 @@
-// The 60-second tour with the SDK (docs/README-tour.md): schedule, peek, cancel, and pop the
+// The 60-second tour of README.md with the SDK: schedule, peek, cancel, and pop the
 // frame a timer fired. Run against `npm start`:  QUEEN_TOKEN=… npx tsx examples/tour.ts
 import { createClient } from '../sdk/src/index.ts';
 

@@ -1,7 +1,7 @@
 // `npm install` / `npm ci`: generates the Prisma client (scripts/prisma-generate.mjs) and compiles
 // the broker and its CLI to dist/ (`npm run build`), so that a fresh clone has both. `npm ci
 // --omit=dev` still brings both tools (peer dependencies of @prisma/client) and builds too; an
-// install without them needs a dist/ built beforehand (README, "Run in production"), and this says
+// install without them needs a dist/ built beforehand (docs/operations.md, "Run in production"), and this says
 // so instead of failing the install.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -17,7 +17,7 @@ if (!installed('prisma') || !installed('typescript')) {
   console.log(
     built
       ? 'queen-timers: installed without dev dependencies; running the dist/ that is here (node dist/src/server.js)'
-      : 'queen-timers: installed without dev dependencies and no dist/ here: build first (npm ci && npm run build), then copy dist/ (README, "Run in production")',
+      : 'queen-timers: installed without dev dependencies and no dist/ here: build first (npm ci && npm run build), then copy dist/ (docs/operations.md, "Run in production")',
   );
   process.exit(0);
 }

@@ -1,6 +1,6 @@
 // Every environment variable the broker reads, parsed once by zod. A bad value stops the start
-// with a message naming the variable and what it accepts. The README's configuration table
-// mirrors this file.
+// with a message naming the variable and what it accepts. Each variable's `.describe()` text is
+// what docs/operations.md shows in its configuration table (`npm run docs` renders it).
 import { z } from 'zod';
 import { tenantName } from './contract/common.ts';
 
@@ -13,58 +13,96 @@ const bool = (def: boolean) =>
 
 export const configSchema = z
   .object({
-    PORT: int(6632, 0).refine((p) => p <= 65535, 'must be a port number 0..65535'),
-    HOST: z.string().default('0.0.0.0'),
-    /** Unset: embedded PGlite in QUEEN_DATA_DIR. Set: a PostgreSQL >= 14 server. */
-    DATABASE_URL: z.string().url().optional(),
-    /**
-     * With DATABASE_URL pointing at a transaction-pooling PgBouncer: the server itself, for what
-     * needs a session (migrations, LISTEN, the sweeper, maintenance). Unset: DATABASE_URL.
-     */
-    QUEEN_DIRECT_DATABASE_URL: z.string().url().optional(),
-    QUEEN_DATA_DIR: z.string().default('.queen-data'),
-    /** How long a starting broker retries a database it cannot reach before it gives up. */
-    QUEEN_DB_STARTUP_TIMEOUT_MS: int(30_000, 0),
-    /** Pool size per broker for the request path (the sweeper has its own small pool). */
-    QUEEN_DB_POOL_SIZE: int(10, 1),
-    /** The tenant whose credentials may use the admin grant; every other tenant's admin grant is refused. */
-    QUEEN_OPERATOR_TENANT: tenantName.default('operator'),
-    QUEEN_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
-    QUEEN_JWT_JWKS_URL: z.string().url().optional(),
-    QUEEN_JWT_PUBLIC_KEY: z.string().optional(),
+    PORT: int(6632, 0)
+      .refine((p) => p <= 65535, 'must be a port number 0..65535')
+      .describe('HTTP port; `0` picks a free one.'),
+    HOST: z.string().default('0.0.0.0').describe('interface to listen on.'),
+    DATABASE_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe('a PostgreSQL ≥ 14 server (or a PgBouncer in front of it); unset: embedded PGlite in QUEEN_DATA_DIR (a single broker).'),
+    QUEEN_DIRECT_DATABASE_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        'with DATABASE_URL on a transaction-pooling PgBouncer: the server itself, for what needs a database session (migrations, LISTEN, the sweeper, maintenance); unset: DATABASE_URL.',
+      ),
+    QUEEN_DATA_DIR: z
+      .string()
+      .default('.queen-data')
+      .describe('embedded mode: the folder holding the database files and the dev JWT secret.'),
+    QUEEN_DB_STARTUP_TIMEOUT_MS: int(30_000, 0).describe(
+      'how long a starting broker retries a database it cannot reach (backoff 250 ms → 5 s) before it exits 1, in milliseconds.',
+    ),
+    QUEEN_DB_POOL_SIZE: int(10, 1).describe(
+      'connections per broker for the request path (the sweeper has its own small pool; embedded: at most 4).',
+    ),
+    QUEEN_OPERATOR_TENANT: tenantName
+      .default('operator')
+      .describe("the tenant whose credentials may use the admin grant; every other tenant's admin grant is refused."),
+    QUEEN_JWT_SECRET: z
+      .string()
+      .min(32, 'must be at least 32 characters (HS256 key)')
+      .optional()
+      .describe(
+        'HS256 key, at least 32 characters; required with DATABASE_URL unless QUEEN_JWT_PUBLIC_KEY or QUEEN_JWT_JWKS_URL is set (only one of the three).',
+      ),
+    QUEEN_JWT_JWKS_URL: z.string().url().optional().describe('a JWKS endpoint that verifies tokens.'),
+    QUEEN_JWT_PUBLIC_KEY: z
+      .string()
+      .optional()
+      .describe('PEM public key that verifies tokens: RSA (RS256, PS256), EC P-256 (ES256) or Ed25519 (EdDSA).'),
     QUEEN_ENCRYPTION_KEY: z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit AES key)')
-      .optional(),
-    QUEEN_SWEEPER_MIN_SLEEP_MS: int(1, 0),
-    QUEEN_SWEEPER_MAX_SLEEP_MS: int(1000, 1),
-    QUEEN_SWEEPER_LEASE_MS: int(30_000, 100),
-    QUEEN_SWEEPER_MAX_ATTEMPTS: int(5, 1),
-    QUEEN_SWEEPER_BATCH_SIZE: int(1000, 1),
-    QUEEN_SWEEPER_ENABLED: bool(true),
-    /** The cell's horizon; a tenant's plan may only narrow it. 90 days. */
-    QUEEN_DEFAULT_HORIZON_SECONDS: int(90 * 24 * 3600, 1),
-    QUEEN_DEFAULT_MAX_PAYLOAD_BYTES: int(1024 * 1024, 1),
-    QUEEN_DEFAULT_MAX_PENDING_TIMERS: int(1_000_000, 0),
-    QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND: int(100_000, 1),
-    /** 0 = no storage limit by default. */
-    QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0),
-    /** Request body limit; the largest legal batch is 256 ops of 1 MiB payloads, base64. */
-    QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024),
-    /** Retention defaults for queues that do not set their own (0 = keep); see src/maintenance/retention.ts. */
-    QUEEN_DEFAULT_RETENTION_SECONDS: int(0, 0),
-    QUEEN_DEFAULT_COMPLETED_RETENTION_SECONDS: int(0, 0),
-    /** How often a broker runs a retention pass, and how many frames it deletes per partition and pass. */
-    QUEEN_RETENTION_INTERVAL_MS: int(1_000, 10),
-    QUEEN_RETENTION_BATCH_SIZE: int(1_000, 1),
-    /** How often waiting long-polls' groups are probed for work no event announced (an expired lease). */
-    QUEEN_LONGPOLL_PROBE_MS: int(1_000, 10),
-    /** Embedded, or a server with autovacuum off: how often a broker vacuums and analyses the tables itself. */
-    QUEEN_MAINTENANCE_MS: int(30_000, 1_000),
-    /** The per-queue gauges of /metrics: how often they are sampled, and how many queues each reports. */
-    QUEEN_METRICS_QUEUE_INTERVAL_MS: int(15_000, 100),
-    QUEEN_METRICS_QUEUES: int(50, 1),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      .optional()
+      .describe('64 hex characters: the AES-256-GCM key of queues that encrypt at rest.'),
+    QUEEN_SWEEPER_MIN_SLEEP_MS: int(1, 0).describe('shortest sleep between sweeper passes, in milliseconds.'),
+    QUEEN_SWEEPER_MAX_SLEEP_MS: int(1000, 1).describe(
+      'longest sleep between sweeper passes, in milliseconds: a lost wake-up costs at most this much lag.',
+    ),
+    QUEEN_SWEEPER_LEASE_MS: int(30_000, 100).describe(
+      "how long a sweeper's claim on a timer holds, in milliseconds: the longest a cancel answers too_late after a broker dies.",
+    ),
+    QUEEN_SWEEPER_MAX_ATTEMPTS: int(5, 1).describe("failed fires (permanent failures only) before a timer goes to its queue's DLQ."),
+    QUEEN_SWEEPER_BATCH_SIZE: int(1000, 1).describe('timers claimed and fired per transaction.'),
+    QUEEN_SWEEPER_ENABLED: bool(true).describe('false runs an API-only broker (no sweeper).'),
+    QUEEN_DEFAULT_HORIZON_SECONDS: int(90 * 24 * 3600, 1).describe(
+      "the cell's horizon in seconds (default 90 days); a tenant's plan may only narrow it.",
+    ),
+    QUEEN_DEFAULT_MAX_PAYLOAD_BYTES: int(1024 * 1024, 1).describe("the default plan's payload ceiling in bytes (never above 1 MiB)."),
+    QUEEN_DEFAULT_MAX_PENDING_TIMERS: int(1_000_000, 0).describe("the default plan's pending-timer quota per tenant."),
+    QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND: int(100_000, 1).describe("the default plan's schedule ops per second per tenant."),
+    QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0).describe("the default plan's storage limit per tenant in bytes; 0: no limit."),
+    QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024).describe(
+      'largest request body in bytes (larger: 413); the largest legal batch is 256 ops of 1 MiB payloads, base64.',
+    ),
+    QUEEN_DEFAULT_RETENTION_SECONDS: int(0, 0).describe(
+      'retention of queues that set none, in seconds: frames older than this are deleted; 0: keep.',
+    ),
+    QUEEN_DEFAULT_COMPLETED_RETENTION_SECONDS: int(0, 0).describe(
+      'the same for frames every consumer group has passed, in seconds; 0: keep.',
+    ),
+    QUEEN_RETENTION_INTERVAL_MS: int(1_000, 10).describe('how often each broker runs a retention pass, in milliseconds.'),
+    QUEEN_RETENTION_BATCH_SIZE: int(1_000, 1).describe(
+      'frames one retention transaction deletes at most (a pass runs up to 20 per partition).',
+    ),
+    QUEEN_LONGPOLL_PROBE_MS: int(1_000, 10).describe(
+      "how often waiting long-polls' groups are probed for frames no event announced (an expired lease), in milliseconds.",
+    ),
+    QUEEN_MAINTENANCE_MS: int(30_000, 1_000).describe(
+      'where autovacuum does not run (embedded PGlite, or a server with autovacuum off): how often a broker runs VACUUM (ANALYZE) on its tables itself, in milliseconds.',
+    ),
+    QUEEN_METRICS_QUEUE_INTERVAL_MS: int(15_000, 100).describe(
+      'how often each broker samples the per-queue gauges of /metrics, in milliseconds.',
+    ),
+    QUEEN_METRICS_QUEUES: int(50, 1).describe('series per per-queue gauge of /metrics: the largest queues only.'),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .describe('pino level; logs are JSON on stdout, authorization redacted.'),
   })
   .refine((c) => [c.QUEEN_JWT_SECRET, c.QUEEN_JWT_PUBLIC_KEY, c.QUEEN_JWT_JWKS_URL].filter(Boolean).length <= 1, {
     message: 'set only one of QUEEN_JWT_SECRET, QUEEN_JWT_PUBLIC_KEY and QUEEN_JWT_JWKS_URL: tokens are verified with exactly one key',

@@ -1,5 +1,5 @@
 // Prometheus metrics, one registry per app (tests build several apps in one process).
-// The README's "Metrics" section lists them with their labels and cardinality.
+// docs/operations.md, "Metrics", lists them with their labels and cardinality.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';

@@ -4,15 +4,19 @@
 // catch-all path parameters, and parameters' descriptions (a zod `.optional()` hides them) and
 // examples (Swagger UI pre-fills from these). The examples themselves live on the zod schemas
 // (src/contract/examples.ts).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { errorExample, errorExamplesByStatus } from './contract/examples.ts';
 import { CONTRACT_ROUTES } from './contract/index.ts';
 import { ERRORS } from './errors.ts';
+import { PACKAGE_ROOT } from './root.ts';
 import { appRouter } from './routers/_app.ts';
 
-export const API_VERSION = '1.0.0';
+/** The document's version is the package's: Swagger UI shows it, and the SDK is generated from it. */
+export const API_VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 const errorSchema = z
   .object({

@@ -23,6 +23,13 @@ function zodField(method: string, path: string, name: string): z.ZodType {
 }
 
 describe('openapi.json', () => {
+  it("carries the package's version (what Swagger UI shows)", () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(doc.info.version).toBe(pkg.version);
+    const committed = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8'));
+    expect(committed.info.version).toBe(pkg.version);
+  });
+
   it('is up to date with the zod schemas (run `npm run openapi` when this fails)', () => {
     const committed = readFileSync(new URL('../openapi.json', import.meta.url), 'utf8');
     expect(committed).toBe(renderOpenApiJson());

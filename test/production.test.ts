@@ -1,4 +1,4 @@
-// Production as the README's "Run in production" describes it: the compiled broker (dist/, built
+// Production as docs/operations.md, "Run in production", describes it: the compiled broker (dist/, built
 // by test/setup/build.ts before any test runs) started with plain `node`, and — on PostgreSQL —
 // three of them behind HAProxy, with PgBouncer in transaction pooling on the request path and a
 // direct connection for what needs a session. HAProxy and PgBouncer are the machine's packages

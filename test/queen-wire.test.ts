@@ -1,7 +1,7 @@
 // The log as Queen's JavaScript client (queen-mq, client-v2) drives it: the same headers (JSON
 // content type on every request, GET and DELETE included; a body only when there is one), the
 // same bodies and query parameters, read the way the client reads the answers. One test per row
-// of the README's "Queen's client" table that this broker supports or accepts.
+// of docs/queen.md's compatibility table that this broker supports or accepts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';

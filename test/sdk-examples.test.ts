@@ -1,5 +1,6 @@
 // The examples run as written (examples/*.ts), against a real broker with its sweeper.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as consume from '../examples/consume.ts';
 import * as retry from '../examples/retry-backoff.ts';
 import * as saga from '../examples/saga-compensation.ts';
 import * as schedule from '../examples/schedule.ts';
@@ -44,5 +45,18 @@ describe('examples', () => {
     expect(r.gapsMs[0]).toBeGreaterThanOrEqual(240);
     expect(r.gapsMs[1]).toBeGreaterThanOrEqual(490);
     expect(lines.at(-2)).toMatch(/sent on attempt 3/);
+  });
+
+  it("consume: queue mode completes every fired frame once, the failed one after its redelivery; the audit group reads all three; each frame carries its timer's txn and messageId", async () => {
+    const lines: string[] = [];
+    const r = await consume.run({ baseUrl: tb.url, token, log: (l) => lines.push(l) });
+    expect(r.correlated).toBe(true);
+    expect([...r.queueMode].sort()).toEqual(['order-1-reminder', 'order-2-reminder', 'order-3-reminder']);
+    expect(r.deliveries).toEqual({ 'order-1-reminder': 1, 'order-2-reminder': 2, 'order-3-reminder': 1 });
+    expect([...r.group].sort()).toEqual(['order-1-reminder', 'order-2-reminder', 'order-3-reminder']);
+    expect(lines.some((l) => /failing the first delivery \(txn order-2-reminder\)/.test(l))).toBe(true);
+    // Nothing was dead-lettered: the retry succeeded.
+    const dead = await tb.sql.query(`SELECT count(*)::int AS n FROM dead_letters WHERE tenant = 'examples'`);
+    expect(dead.rows[0].n).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 // The timer routes, ergonomically: schedule / reschedule / cancel / peek / list and a batch
 // builder. Cancels always go to DELETE /api/v1/timers/:queue/*timerKey — the one route that no
-// grant, pause, quota or cluster block may refuse (the README, "The same with the SDK"); a batch
+// grant, pause, quota or cluster block may refuse (docs/sdk.md); a batch
 // carries a cancel only when the caller opts into the schedule route's authorization by name.
 import { QueenTimersError } from './errors.ts';
 import { type CallOptions, type Http, mintId } from './http.ts';

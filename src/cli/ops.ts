@@ -7,7 +7,7 @@ import { table } from './table.ts';
 
 export class UsageError extends Error {}
 
-/** The consumer group `tail` reads with unless --group says otherwise (see README, "The CLI"). */
+/** The consumer group `tail` reads with unless --group says otherwise (see docs/cli.md). */
 export const TAIL_GROUP = '__observer:queen-timers-tail';
 
 interface Globals {

@@ -84,7 +84,7 @@ export const usageOutputExample = { tenant: 'dev', period: '2026-11', messages: 
 
 // --- schedules -------------------------------------------------------------------------------
 
-// The README's schedule: a daily digest at 09:00 in Rome, created at the tour's instant (08:59:39
+// The schedule of docs/schedules.md: a daily digest at 09:00 in Rome, created at the tour's instant (08:59:39
 // in Rome), so its first occurrence is the same morning.
 const SCHEDULE_KEY = 'acme/daily-digest';
 const DEFINITION_TXN = (at: string) => `schedule:6a1f0c2e-9b4d-4e3a-8c57-2d9e0f1b7a64@${at}`;

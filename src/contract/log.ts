@@ -78,8 +78,8 @@ export type Frame = z.infer<typeof frameSchema>;
 
 /**
  * Pop's query. Queen's client also sends parameters this broker does not act on (autopilot,
- * conflation, namespace, task…): they are ignored, as Queen ignores what it does not know (README,
- * "Queen's client").
+ * conflation, namespace, task…): they are ignored, as Queen ignores what it does not know
+ * (docs/queen.md).
  */
 const popQuery = {
   queue: queueName,

@@ -14,7 +14,7 @@ const actingOptions = {
   retryLimit: z.number().int().min(0).max(1000).describe('redeliveries after a failed ack before the frame goes to the DLQ'),
 };
 
-const INERT = 'accepted, stored and echoed; no effect on this broker (README, "Queen\'s client")';
+const INERT = 'accepted, stored and echoed; no effect on this broker (docs/queen.md)';
 const count = (what: string) =>
   z
     .number()

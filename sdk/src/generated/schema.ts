@@ -1038,13 +1038,13 @@ export interface components {
             leaseTime: number;
             /** @description redeliveries after a failed ack before the frame goes to the DLQ */
             retryLimit: number;
-            /** @description priority among queues: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description priority among queues: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             priority: number;
-            /** @description seconds a frame stays invisible after push: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description seconds a frame stays invisible after push: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             delayedProcessing: number;
-            /** @description seconds frames are held back to batch: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description seconds frames are held back to batch: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             windowBuffer: number;
-            /** @description frames the queue may hold: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description frames the queue may hold: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             maxSize: number;
             /** @description seconds a frame is kept, consumed or not; 0 = the cell default (QUEEN_DEFAULT_*RETENTION_SECONDS), at most ten years */
             retentionSeconds: number;
@@ -1052,17 +1052,17 @@ export interface components {
             completedRetentionSeconds: number;
             /** @description false: no retention for this queue, whatever the cell defaults say */
             retentionEnabled: boolean;
-            /** @description milliseconds before a failed frame is redelivered: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description milliseconds before a failed frame is redelivered: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             retryDelay: number;
-            /** @description seconds a frame lives: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description seconds a frame lives: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             ttl: number;
-            /** @description dead-lettering (always on here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description dead-lettering (always on here): accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             deadLetterQueue: boolean;
-            /** @description dead-letter after retryLimit (always, here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description dead-letter after retryLimit (always, here): accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             dlqAfterMaxRetries: boolean;
-            /** @description seconds a frame may wait: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description seconds a frame may wait: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             maxWaitTimeSeconds: number;
-            /** @description seconds the txn dedupe lasts (forever, here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+            /** @description seconds the txn dedupe lasts (forever, here): accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             dedupWindowSeconds: number;
         };
         PushResult: {
@@ -2493,13 +2493,13 @@ export interface operations {
                         leaseTime?: number;
                         /** @description redeliveries after a failed ack before the frame goes to the DLQ */
                         retryLimit?: number;
-                        /** @description priority among queues: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description priority among queues: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         priority?: number;
-                        /** @description seconds a frame stays invisible after push: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description seconds a frame stays invisible after push: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         delayedProcessing?: number;
-                        /** @description seconds frames are held back to batch: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description seconds frames are held back to batch: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         windowBuffer?: number;
-                        /** @description frames the queue may hold: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description frames the queue may hold: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         maxSize?: number;
                         /** @description seconds a frame is kept, consumed or not; 0 = the cell default (QUEEN_DEFAULT_*RETENTION_SECONDS), at most ten years */
                         retentionSeconds?: number;
@@ -2507,17 +2507,17 @@ export interface operations {
                         completedRetentionSeconds?: number;
                         /** @description false: no retention for this queue, whatever the cell defaults say */
                         retentionEnabled?: boolean;
-                        /** @description milliseconds before a failed frame is redelivered: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description milliseconds before a failed frame is redelivered: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         retryDelay?: number;
-                        /** @description seconds a frame lives: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description seconds a frame lives: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         ttl?: number;
-                        /** @description dead-lettering (always on here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description dead-lettering (always on here): accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         deadLetterQueue?: boolean;
-                        /** @description dead-letter after retryLimit (always, here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description dead-letter after retryLimit (always, here): accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         dlqAfterMaxRetries?: boolean;
-                        /** @description seconds a frame may wait: accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description seconds a frame may wait: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         maxWaitTimeSeconds?: number;
-                        /** @description seconds the txn dedupe lasts (forever, here): accepted, stored and echoed; no effect on this broker (README, "Queen's client") */
+                        /** @description seconds the txn dedupe lasts (forever, here): accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         dedupWindowSeconds?: number;
                     } & {
                         [key: string]: unknown;
