@@ -122,7 +122,7 @@ export function createVerifier(cfg: AuthConfig): Verifier {
 /**
  * Tokens whose signature and claims verified, for a minute (never past their `exp`): a client
  * sends the same token on every request, and verifying it costs more than the peek it carries
- * (0.35 ms of CPU for HS256, measured here). The minute bounds how long a token keeps working
+ * (even HS256 costs CPU on every request; docs/benchmarks.md). The minute bounds how long a token keeps working
  * after its key leaves a JWKS or the secret is rotated (a broker restart forgets every entry). At
  * most MAX entries; past that the oldest goes first. A token that fails is never kept, so it
  * fails the same way every time.

@@ -13,16 +13,18 @@ import { migrate } from './db/migrate.ts';
 import { createMetrics, PACKAGE_VERSION } from './metrics.ts';
 import { Notifier } from './notify.ts';
 import { PayloadCipher } from './payload.ts';
-import { needsMaintenance, startMaintenance, type Maintenance } from './db/maintenance.ts';
+import { startDuty, type Duty, type DutySpec } from './maintenance/loop.ts';
+import { pendingGaugeDuty } from './maintenance/pendingGauge.ts';
+import { queueGaugesDuty } from './maintenance/queueGauges.ts';
+import { retentionDuty, type RetentionPass } from './maintenance/retention.ts';
+import { needsMaintenance, vacuumDuty } from './maintenance/vacuum.ts';
 import { KnownGroups } from './services/log/groups.ts';
-import { startRetention, type Retention } from './services/log/retention.ts';
-import { startQueueStats, type QueueStats } from './services/queueStats.ts';
 import { Waiters } from './services/log/waiters.ts';
 import { ClusterFlagsCache } from './services/cluster.ts';
-import { PendingCounts } from './services/timers/gates.ts';
-import { TenantDirectory } from './services/tenants.ts';
+import { PendingCounts } from './plans/pendingCounts.ts';
+import { TenantDirectory } from './plans/tenants.ts';
 import { startSweeper, type Sweeper } from './sweeper/index.ts';
-import type { Services } from './context.ts';
+import type { Services } from './services/index.ts';
 
 export interface Broker {
   app: FastifyInstance;
@@ -30,12 +32,14 @@ export interface Broker {
   state: AppState;
   db: Database;
   sweeper: Sweeper | undefined;
-  /** Embedded, or a server with autovacuum off: the scheduled VACUUM/ANALYZE (src/db/maintenance.ts). */
-  maintenance: Maintenance | undefined;
-  /** The log's retention passes (src/services/log/retention.ts). */
-  retention: Retention | undefined;
-  /** The per-queue gauges of /metrics (src/services/queueStats.ts). */
-  queueStats: QueueStats | undefined;
+  /** Every background duty running, on the maintenance loop (src/maintenance/loop.ts); stopped on close. */
+  duties: Duty<unknown>[];
+  /** Embedded, or a server with autovacuum off: the scheduled VACUUM/ANALYZE (src/maintenance/vacuum.ts). */
+  maintenance: Duty<void> | undefined;
+  /** The log's retention passes (src/maintenance/retention.ts). */
+  retention: Duty<RetentionPass> | undefined;
+  /** The per-queue gauges of /metrics (src/maintenance/queueGauges.ts). */
+  queueStats: Duty<void> | undefined;
   /** Listens, migrates, then opens the boot flag and starts the sweeper. */
   start(): Promise<string>;
   /** Closes the boot flag, stops the sweeper (releasing its claims), closes everything. */
@@ -147,6 +151,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     state,
     db,
     sweeper: undefined,
+    duties: [],
     maintenance: undefined,
     retention: undefined,
     queueStats: undefined,
@@ -157,29 +162,33 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
       await services.notifier.start(db.directUrl);
       state.ready = true;
       if (config.QUEEN_SWEEPER_ENABLED) broker.sweeper = startSweeper(services);
+      // The background duties, each on the maintenance loop; close() stops them all.
+      const onLoop = <T>(spec: DutySpec<T>): Duty<T> => {
+        const duty = startDuty(spec, { log: app.log, metrics });
+        broker.duties.push(duty);
+        return duty;
+      };
       if (await needsMaintenance(db)) {
         if (!db.embedded)
           app.log.warn('autovacuum is off on this server: the brokers vacuum their tables themselves (QUEEN_MAINTENANCE_MS)');
-        broker.maintenance = startMaintenance(db, config.QUEEN_MAINTENANCE_MS, app.log);
+        broker.maintenance = onLoop(vacuumDuty(db, config.QUEEN_MAINTENANCE_MS));
       }
-      broker.retention = startRetention({ db, config, metrics, log: app.log });
+      broker.retention = onLoop(retentionDuty({ db, config, metrics }));
       // QUEEN_METRICS_TENANT_LABELS=false: the per-queue gauges, whose labels name tenants and
       // queues, stay empty; the cell-wide series remain.
       if (config.QUEEN_METRICS_TENANT_LABELS)
-        broker.queueStats = startQueueStats(db, metrics, {
-          everyMs: config.QUEEN_METRICS_QUEUE_INTERVAL_MS,
-          series: config.QUEEN_METRICS_QUEUES,
-          onError: (err) => app.log.debug({ err }, 'per-queue metrics sample failed'),
-        });
+        broker.queueStats = onLoop(
+          queueGaugesDuty(db, metrics, { everyMs: config.QUEEN_METRICS_QUEUE_INTERVAL_MS, series: config.QUEEN_METRICS_QUEUES }),
+        );
+      // The cell-wide pending gauge, sampled where a sweeper runs (as it always was).
+      if (config.QUEEN_SWEEPER_ENABLED) onLoop(pendingGaugeDuty(db.pool, metrics));
       return address;
     },
     async close() {
       state.ready = false;
       services.notifier.drain();
       await broker.sweeper?.stop();
-      await broker.maintenance?.stop();
-      await broker.retention?.stop();
-      await broker.queueStats?.stop();
+      await Promise.all(broker.duties.map((d) => d.stop()));
       await app.close();
       services.waiters.stop();
       await services.notifier.stop();

@@ -1,39 +1,11 @@
-// What a request runs with, as the tRPC starter keeps it: the broker's long-lived services and the
-// per-request context built from them. Services take narrow slices of this (their own `Deps`
-// types), never the context itself.
+// What a request runs with, as the tRPC starter keeps it: the broker's long-lived services
+// (src/services/index.ts, re-exported here for the transport) and the per-request context built
+// from them. Services take narrow slices of this (their own `Deps` types), never the context itself.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Principal, Verifier } from './auth.ts';
-import type { Config } from './config.ts';
-import type { Database } from './db/index.ts';
-import type { Metrics } from './metrics.ts';
-import type { Notifier } from './notify.ts';
-import type { PayloadCipher } from './payload.ts';
-import type { ClusterFlagsCache } from './services/cluster.ts';
-import type { TenantDirectory } from './services/tenants.ts';
-import type { KnownGroups } from './services/log/groups.ts';
-import type { Waiters } from './services/log/waiters.ts';
-import type { PendingCounts } from './services/timers/gates.ts';
+import type { Principal } from './auth.ts';
+import type { Services } from './services/index.ts';
 
-/** Long-lived parts shared by every request of one broker. */
-export interface Services {
-  config: Config;
-  db: Database;
-  verify: Verifier;
-  metrics: Metrics;
-  cluster: ClusterFlagsCache;
-  tenants: TenantDirectory;
-  /** The pending-timer quota's cached counts (src/services/timers/gates.ts). */
-  pendingCounts: PendingCounts;
-  /** Wakes waiters (long-poll pops) and the sweeper; see src/notify.ts. */
-  notifier: Notifier;
-  /** Long-poll pops waiting in memory (src/services/log/waiters.ts). */
-  waiters: Waiters;
-  /** Consumer groups known to be registered (src/services/log/groups.ts). */
-  knownGroups: KnownGroups;
-  log: FastifyBaseLogger;
-  /** Present when QUEEN_ENCRYPTION_KEY is set; queues with encryptionEnabled need it. */
-  cipher: PayloadCipher | undefined;
-}
+export type { Services };
 
 /** One request: the services, its credential (verified by the procedure) and its response. */
 export interface RequestContext extends Services {

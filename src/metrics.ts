@@ -113,6 +113,12 @@ export function createMetrics(build: BuildInfo) {
       labelNames: ['kind'] as const,
       registers: [registry],
     }),
+    maintenanceFailures: new Counter({
+      name: 'queen_maintenance_failures_total',
+      help: 'Failed runs of a background duty (retention, queue_gauges, pending_gauge, vacuum); each is logged and retried at its next interval',
+      labelNames: ['duty'] as const,
+      registers: [registry],
+    }),
     retentionLag: new Gauge({
       name: 'queen_log_retention_lag_seconds',
       help: 'How far behind retention is: seconds since the least recently pruned partition of a queue with retention was last visited',

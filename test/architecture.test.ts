@@ -1,6 +1,8 @@
-// The shape of src/, as the redesign left it: domain code (services, sweeper, db) never imports
-// the transport (routers, tRPC, HTTP, the app); no import cycle; one INSERT INTO messages (the
-// log's append); no module grows past ~400 lines unless it says at its top why it is one thing.
+// The shape of src/, as the redesign left it: domain code (services, sweeper, plans, maintenance,
+// db) never imports the transport (routers, tRPC, HTTP, the app), the request context or Fastify's
+// types; no import cycle; one INSERT per table for messages, dead_letters and usage_meter; every
+// shared rule in its home; no module grows past ~400 lines unless it says at its top why it is one
+// thing.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,20 +34,33 @@ function importsOf(file: string): string[] {
 const graph = new Map([...text.keys()].map((f) => [f, importsOf(f)]));
 
 describe('src/ layering', () => {
-  const domain = [...graph.keys()].filter((f) => /^(services|sweeper|db)\//.test(f));
+  const domain = [...graph.keys()].filter((f) => /^(services|sweeper|plans|maintenance|db)\//.test(f));
   const transport = (p: string) => p.startsWith('routers/') || p.startsWith('http/') || p === 'trpc.ts' || p === 'app.ts';
 
   it('finds the domain modules it checks', () => {
-    expect(domain).toEqual(expect.arrayContaining(['services/log/append.ts', 'sweeper/index.ts', 'db/transaction.ts']));
+    expect(domain).toEqual(
+      expect.arrayContaining(['services/log/append.ts', 'sweeper/index.ts', 'db/transaction.ts', 'plans/gates.ts', 'maintenance/loop.ts']),
+    );
   });
 
-  it('no module of services/, sweeper/ or db/ imports routers/, trpc.ts, http/ or app.ts', () => {
+  it('no domain module imports routers/, trpc.ts, http/ or app.ts', () => {
     const offending = domain.flatMap((f) =>
       graph
         .get(f)!
         .filter(transport)
         .map((p) => `${f} → ${p}`),
     );
+    expect(offending).toEqual([]);
+  });
+
+  it('no domain module imports the request context (context.ts) or Fastify', () => {
+    const offending = domain.flatMap((f) => [
+      ...graph
+        .get(f)!
+        .filter((p) => p === 'context.ts')
+        .map((p) => `${f} → ${p}`),
+      ...[...text.get(f)!.matchAll(/(?:from|import)\s*\(?\s*'(fastify[^']*|@fastify\/[^']*)'/g)].map((m) => `${f} → ${m[1]}`),
+    ]);
     expect(offending).toEqual([]);
   });
 
@@ -81,9 +96,50 @@ describe('src/ layering', () => {
 });
 
 describe('src/ single ways', () => {
+  const insertsInto = (table: string) =>
+    [...text].flatMap(([f, src]) => [...src.matchAll(new RegExp(`INSERT\\s+INTO\\s+${table}\\b`, 'gi'))].map(() => f));
+
   it('inserts into messages in exactly one place: services/log/append.ts', () => {
-    const places = [...text].flatMap(([f, src]) => [...src.matchAll(/INSERT\s+INTO\s+messages\b/gi)].map(() => f));
-    expect(places).toEqual(['services/log/append.ts']);
+    expect(insertsInto('messages')).toEqual(['services/log/append.ts']);
+  });
+
+  it('inserts into dead_letters in exactly one place: services/log/deadLetterInsert.ts', () => {
+    expect(insertsInto('dead_letters')).toEqual(['services/log/deadLetterInsert.ts']);
+  });
+
+  it('upserts the usage meter in exactly one place: plans/meter.ts', () => {
+    expect(insertsInto('usage_meter')).toEqual(['plans/meter.ts']);
+  });
+
+  it('spells "claimed" (a claim_expires_at or claim_token test) only in sweeper/claimed.ts', () => {
+    const places = [...text].filter(([, src]) => /claim_expires_at\s*(?:<=|>=|<|>|IS\s)|claim_token\s+IS\s/i.test(src)).map(([f]) => f);
+    expect(places).toEqual(['sweeper/claimed.ts']);
+  });
+
+  it('defines planner settings only in db/plannerSettings.ts', () => {
+    const places = [...text].filter(([, src]) => /\benable_seqscan\b/.test(src)).map(([f]) => f);
+    expect(places).toEqual(['db/plannerSettings.ts']);
+  });
+
+  it('runs every background duty of maintenance/ on the one loop (maintenance/loop.ts)', () => {
+    const duties = [...graph.keys()].filter((f) => f.startsWith('maintenance/') && f !== 'maintenance/loop.ts');
+    expect(duties).toEqual(
+      expect.arrayContaining([
+        'maintenance/retention.ts',
+        'maintenance/queueGauges.ts',
+        'maintenance/pendingGauge.ts',
+        'maintenance/vacuum.ts',
+      ]),
+    );
+    expect(duties.filter((f) => !graph.get(f)!.includes('maintenance/loop.ts'))).toEqual([]);
+    expect(duties.filter((f) => /\bset(Interval|Timeout)\(/.test(text.get(f)!))).toEqual([]);
+    expect(graph.get('broker.ts')).toContain('maintenance/loop.ts');
+  });
+
+  it('keeps the plan and its gates in plans/, where every produce path finds them', () => {
+    expect([...graph.keys()].filter((f) => f.startsWith('plans/')).sort()).toEqual(
+      expect.arrayContaining(['plans/gates.ts', 'plans/meter.ts', 'plans/pendingCounts.ts', 'plans/tenants.ts']),
+    );
   });
 
   it('opens transactions only through db/transaction.ts (no BEGIN elsewhere, no Prisma $transaction)', () => {

@@ -1,4 +1,4 @@
-// Retention (src/services/log/retention.ts): retentionSeconds deletes old frames consumed or not;
+// Retention (src/maintenance/retention.ts): retentionSeconds deletes old frames consumed or not;
 // completedRetentionSeconds only those every consumer group passed; dead letters and delivery rows
 // go with their frames; the storage gate counts what is left and binds pushes. Passes are run by
 // hand (the interval is an hour here); frames are aged by moving created_at back.

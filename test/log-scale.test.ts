@@ -3,14 +3,14 @@
 // autovacuum off — the state embedded PGlite is always in, and PostgreSQL is in after a burst.
 // The plans are checked with EXPLAIN (never by timing); the behaviour on that data by the routes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INDEX_PLANS, setLocal } from '../src/db/plans.ts';
+import { INDEX_PLANS, setLocal } from '../src/db/plannerSettings.ts';
 import { inTransaction } from '../src/db/transaction.ts';
 import { BATCH_FRAMES_SQL, FIND_FRAMES_SQL, LOCATE_SQL, WRITE_VERDICTS_SQL } from '../src/services/log/ack.ts';
 import { appendSql, LOCK_PARTITIONS_SQL } from '../src/services/log/append.ts';
 import { PUSH_RESULT, PUSHED_FRAMES } from '../src/services/log/push.ts';
 import { DELETE_QUEUE_SQL } from '../src/services/log/deleteQueue.ts';
 import { RENEW_LEASE_SQL } from '../src/services/log/lease.ts';
-import { LIVE_LEASES_SQL } from '../src/services/log/transaction.ts';
+import { LIVE_LEASES_SQL } from '../src/services/log/pushAndAck.ts';
 import { PICK_ANY_SQL, PICK_ONE_SQL, READ_AND_COMPLETE_SQL, READ_AND_LEASE_SQL } from '../src/services/log/pop.ts';
 import { PROBE_GROUPS_SQL } from '../src/services/log/waiters.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';

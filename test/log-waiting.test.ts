@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { needsMaintenance } from '../src/db/maintenance.ts';
+import { needsMaintenance } from '../src/maintenance/vacuum.ts';
 import { Waiter } from '../src/services/log/waiters.ts';
 import { createScratchDatabase, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { configure, pop, push } from './helpers/log.ts';

@@ -1,7 +1,7 @@
 // /metrics as an operator reads it: request latency by route template (docs not counted), the
 // per-queue gauges with their bounded series, build info.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { samplePercent, startQueueStats } from '../src/services/queueStats.ts';
+import { samplePercent, sampleQueueGauges } from '../src/maintenance/queueGauges.ts';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { ack, b64, pop, push } from './helpers/log.ts';
 
@@ -80,17 +80,7 @@ describe('per-queue gauges', () => {
     await tb.sql.query('ANALYZE timers');
     // Past its exact limit (here 100 rows), with a sample as large as the table: every page read,
     // so the scaled counts are the true ones, whatever the machine.
-    const stats = startQueueStats(tb.broker.db, tb.broker.services.metrics, {
-      everyMs: 3_600_000,
-      series: 2,
-      exactRows: 100,
-      samplePages: 1_000_000,
-      onError: (err) => {
-        throw err;
-      },
-    });
-    await stats.runOnce();
-    await stats.stop();
+    await sampleQueueGauges(tb.broker.db, tb.broker.services.metrics, { series: 2, exactRows: 100, samplePages: 1_000_000 });
     const text = await metrics();
     expect(text).toContain('queen_queue_timers_pending{tenant="sampled",queue="three"} 3000');
     expect(text).toContain('queen_queue_timers_pending{tenant="sampled",queue="one"} 1000');

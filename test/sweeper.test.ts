@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compress, init } from '@bokuweb/zstd-wasm';
 import { PayloadCipher } from '../src/payload.ts';
 import { claimDue, CLAIM_DUE_SQL } from '../src/sweeper/claimDue.ts';
-import { countPending, EXACT_PENDING_LIMIT } from '../src/sweeper/countPending.ts';
+import { countPending, EXACT_PENDING_LIMIT } from '../src/maintenance/pendingGauge.ts';
 import { SweeperDb } from '../src/sweeper/db.ts';
 import { COLLIDED, FIRE_RESULT, FIRED_FRAMES, fireClaimed } from '../src/sweeper/fireClaimed.ts';
 import { appendSql } from '../src/services/log/append.ts';

@@ -37,7 +37,7 @@ const retention = (what: string) =>
 /**
  * Queen's other queue options, with the defaults Queen's broker gives them. Queen's client sends
  * them on every create; they are kept per queue (queues.queen_options) and answered back. The
- * retention ones act (src/services/log/retention.ts); the others act on nothing here.
+ * retention ones act (src/maintenance/retention.ts); the others act on nothing here.
  */
 export const QUEEN_QUEUE_OPTIONS = {
   priority: 0,

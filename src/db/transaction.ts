@@ -1,7 +1,7 @@
 // The one transaction runner. Every request path and the sweeper run their transactions here, on
 // a pg client from the pool, with raw SQL. Prisma's interactive transactions are not used: their
-// 5 s timeout surfaced as a 500 on a slow pop or a large ack batch, and they cost ~30 % of the
-// schedule path's throughput (docs/benchmarks.md).
+// fixed timeout surfaced as a 500 on a slow pop or a large ack batch, and they cost the schedule
+// path a share of its throughput (docs/benchmarks.md).
 //
 // What it guarantees:
 //  - BEGIN … COMMIT on one connection, ROLLBACK on any error; a connection that broke mid-way is
@@ -90,7 +90,7 @@ async function once<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>, set
   client.on('error', onError);
   try {
     // Not awaited: on a pipelining connection BEGIN goes out with fn's first statement, one round
-    // trip fewer (a one-frame push 5.0 → 4.3 ms p50 at rest); elsewhere it is queued as before.
+    // trip fewer (docs/benchmarks.md: a one-frame push's latency); elsewhere it is queued as before.
     // Its failure fails that statement too; it is re-raised here before COMMIT in any case.
     const begun = client.query(setup ? `BEGIN; ${setup}` : 'BEGIN');
     begun.catch(() => {});

@@ -18,7 +18,7 @@ import { ack, type AckOutcome } from '../services/log/ack.ts';
 import { listDeadLetters, replayDeadLetter } from '../services/log/deadLetters.ts';
 import { deleteQueue } from '../services/log/deleteQueue.ts';
 import { renewLease } from '../services/log/lease.ts';
-import { commitTransaction } from '../services/log/transaction.ts';
+import { commitTransaction } from '../services/log/pushAndAck.ts';
 import type { GroupStart } from '../services/log/groups.ts';
 import { pop } from '../services/log/pop.ts';
 import { push, withRawPayloads } from '../services/log/push.ts';

@@ -3,7 +3,7 @@ import { openapiMeta } from '../contract/common.ts';
 import { listLimit, timerRoutes as r } from '../contract/timers.ts';
 import { applyBatch, cancelOne } from '../services/timers/apply.ts';
 import { list, peek } from '../services/timers/read.ts';
-import { usage } from '../services/usage.ts';
+import { usage } from '../plans/meter.ts';
 import { authedProcedure, produceProcedure, readProcedure, router } from '../trpc.ts';
 
 export const timersRouter = router({

@@ -12,6 +12,7 @@
 // returns. Rows are addressed afterwards by ctid: the fire and backoff statements then use a TID
 // scan whatever the planner thinks of the table, and the claim token guards against a ctid reused
 // after the row moved on (another broker's claim, a backoff) — such a row no longer carries $1.
+import { notClaimedSql } from './claimed.ts';
 import type { SweeperDb } from './db.ts';
 
 export interface ClaimedTimer {
@@ -47,7 +48,7 @@ WITH flags AS (
 ), due AS (
   SELECT ctid FROM timers
   WHERE deliver_at <= now()
-    AND (claim_token IS NULL OR claim_expires_at <= now())
+    AND ${notClaimedSql('timers')}
     AND NOT (SELECT paused FROM flags)
   ORDER BY deliver_at
   LIMIT $2

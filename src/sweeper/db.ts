@@ -5,8 +5,9 @@
 // was planned as a bitmap scan of every due row plus a sort — each batch then read and sorted the
 // whole backlog (docs/benchmarks.md). With sort, bitmap and seq scans disabled, the only plan
 // left walks timers_deliver_at_idx in order and stops after the batch: the index is used from the
-// first cycle of a burst, whatever the statistics say (test/sweeper.test.ts EXPLAINs it). Every other sweeper statement addresses rows by ctid (TID
-// scan), except the pending count (every 5 s), which may take an index-only scan instead.
+// first cycle of a burst, whatever the statistics say (test/sweeper.test.ts EXPLAINs it). Every
+// other sweeper statement addresses rows by ctid (TID scan). The settings themselves are defined
+// with the others in src/db/plannerSettings.ts (SWEEPER_PLANS).
 //
 // Real PostgreSQL: the settings are session options of the sweeper's connections (no round trip).
 // Embedded PGlite: the broker has exactly one connection (src/db/index.ts: pglite-socket
@@ -15,14 +16,10 @@
 // awaited while it holds the connection).
 import pg from 'pg';
 import { guardClients, type Database } from '../db/index.ts';
+import { SWEEPER_PLANS, sessionOptions, setLocal } from '../db/plannerSettings.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 
-// jit: the settings work by adding disable_cost (1e10) to the plans they rule out, and a statement
-// that must sort anyway (the fire sorts its frames by deliverAt) then crosses jit_above_cost, and
-// JIT compilation costs seconds (docs/benchmarks.md). Nothing the sweeper runs is long enough to gain.
-const PLANNER_SETTINGS = { enable_sort: 'off', enable_bitmapscan: 'off', enable_seqscan: 'off', jit: 'off' } as const;
-
-/** Real PostgreSQL: a fire, the next batch's claim beside it, and the pending-gauge sample. */
+/** Real PostgreSQL: a fire, the next batch's claim beside it, and one to spare. */
 export const SWEEPER_POOL_SIZE = 3;
 
 export class SweeperDb implements Queryable {
@@ -47,9 +44,7 @@ export class SweeperDb implements Queryable {
       idleTimeoutMillis: 60_000,
       application_name: 'queen-timers-sweeper',
       pipeline: true, // as the broker's pool (src/db/index.ts)
-      options: Object.entries(PLANNER_SETTINGS)
-        .map(([k, v]) => `-c ${k}=${v}`)
-        .join(' '),
+      options: sessionOptions(SWEEPER_PLANS),
     });
     // An idle connection killed under us (pg_terminate_backend, failover): the pool replaces it.
     this.pool.on('error', onError);
@@ -60,13 +55,10 @@ export class SweeperDb implements Queryable {
     return this.pool.query(text, values);
   }
 
-  /** Runs a statement whose plan depends on PLANNER_SETTINGS. */
+  /** Runs a statement whose plan depends on SWEEPER_PLANS. */
   async planned<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     if (!this.embedded) return fn(this.pool);
-    const setup = Object.entries(PLANNER_SETTINGS)
-      .map(([k, v]) => `SET LOCAL ${k} = ${v}`)
-      .join('; ');
-    return inTransaction(this.pool, fn, { setup, replay: false });
+    return inTransaction(this.pool, fn, { setup: setLocal(SWEEPER_PLANS), replay: false });
   }
 
   async end(): Promise<void> {

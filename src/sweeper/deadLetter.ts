@@ -8,6 +8,7 @@
 //   in the same statement. Payload bytes, payload_zstd and encrypted are kept exactly as stored.
 // A timer's DLQ row is not replayable (timer_dlq_not_replayable): it never had a consumer group.
 import type { Queryable } from '../db/transaction.ts';
+import { INSERT_DEAD_LETTERS } from '../services/log/deadLetterInsert.ts';
 
 /** The synthetic consumer group of DLQ rows written by the sweeper. */
 export const TIMER_DLQ_CONSUMER_GROUP = '__timers__';
@@ -27,8 +28,7 @@ WITH e AS (
   RETURNING t.ctid AS tid, t.tenant, t.queue, t.partition, t.message_id, t.txn, t.payload, t.encrypted,
     t.payload_zstd, t.producer_sub, t.timer_key
 )
-INSERT INTO dead_letters (tenant, queue, partition, consumer_group, message_id, transaction_id, payload, encrypted,
-  payload_zstd, producer_sub, error_message, retry_count, from_timer, timer_key)
+${INSERT_DEAD_LETTERS}
 SELECT d.tenant, d.queue, d.partition, '${TIMER_DLQ_CONSUMER_GROUP}', d.message_id, d.txn, d.payload, d.encrypted,
   d.payload_zstd, d.producer_sub, e.error, e.attempts, true, d.timer_key
 FROM d JOIN e ON e.tid = d.tid`;

@@ -4,8 +4,8 @@ import { isConnectionError, isTransientDbError, sqlState } from '../errors.ts';
 /** transient: costs no attempt. permanent / configuration: spend one of QUEEN_SWEEPER_MAX_ATTEMPTS. */
 export type FailureClass = 'transient' | 'permanent' | 'configuration';
 
-/** A failure packing one timer (before SQL): corrupt zstd, encrypted+zstd without a key. */
-export class PackError extends Error {
+/** A failure unpacking one timer (before SQL): corrupt zstd, encrypted+zstd without a key. */
+export class UnpackError extends Error {
   constructor(
     readonly failureClass: 'permanent' | 'configuration',
     message: string,
@@ -15,7 +15,7 @@ export class PackError extends Error {
 }
 
 export function classify(err: unknown): FailureClass {
-  if (err instanceof PackError) return err.failureClass;
+  if (err instanceof UnpackError) return err.failureClass;
   return isTransientDbError(err) ? 'transient' : 'permanent';
 }
 

@@ -21,6 +21,7 @@
 // Returns one row: deleted, inserted, and per tenant+queue the fire lags (created_at − deliver_at,
 //   PostgreSQL's clock, seconds).
 import { append } from '../services/log/append.ts';
+import { INSERT_DEAD_LETTERS } from '../services/log/deadLetterInsert.ts';
 import { inTransaction } from '../db/transaction.ts';
 import type { ClaimedTimer } from './claimDue.ts';
 import type { SweeperDb } from './db.ts';
@@ -62,15 +63,14 @@ o AS (
  * The counts come first, as a one-time filter: when every frame was appended (all but a misuse of
  * txn) the anti-join never runs. It must not: the CTEs' row estimates follow the timers table's
  * statistics, and with an estimate of one row the planner joins frames to `appended` by a nested
- * loop, a quadratic scan (165 of a 1,000-timer batch's 188 ms, seen after an ANALYZE had sampled
- * claimed rows: the fire fell to a fifth of its speed).
+ * loop, a quadratic scan that dominated the fire once an ANALYZE had sampled claimed rows
+ * (docs/benchmarks.md).
  */
 export const COLLIDED = `
 collided AS (
-  INSERT INTO dead_letters (tenant, queue, partition, consumer_group, message_id, transaction_id, payload, encrypted,
-    producer_sub, error_message, retry_count, from_timer, timer_key)
+  ${INSERT_DEAD_LETTERS}
   SELECT f.tenant, f.queue, f.partition, '${TIMER_DLQ_CONSUMER_GROUP}', f.id, f.transaction_id, f.payload, f.encrypted,
-    f.producer_sub,
+    false, f.producer_sub,
     format('txn_conflict: txn %s is already taken in queue %s, partition %s, by another message (a push or another timer); this timer was not delivered: give each timer its own txn',
            f.transaction_id, f.queue, f.partition),
     0, true, f.timer_key

@@ -21,11 +21,12 @@
 // Costs, per batch: a claim on schedules_materialize_at, a catch-up's ~log2(seconds missed) cron
 // look-ups (the skipped count steps through the missed occurrences, extrapolated past COUNT_CAP),
 // one statement. A paused tenant's due schedules are read (and passed over) by every run.
-import type { FastifyBaseLogger } from 'fastify';
 import { occurrenceTimerKey } from '../contract/schedules.ts';
-import type { Services } from '../context.ts';
+import type { Logger } from '../logger.ts';
+import type { Services } from '../services/index.ts';
+import { notClaimedSql } from './claimed.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
-import { NOT_CLAIMED } from '../services/timers/apply.ts';
+import { meterMessages } from '../plans/meter.ts';
 import { countOccurrences, latestOccurrence, nextOccurrence } from '../services/schedules/occurrences.ts';
 import { MATERIALIZE_LOOKAHEAD_MS, occurrenceTxn, scheduleTimers } from '../services/schedules/rows.ts';
 import type { SweeperDb } from './db.ts';
@@ -63,7 +64,7 @@ SELECT head.*, due.* FROM head LEFT JOIN due ON true`;
 const WITHDRAW_MISSED_SQL = `
 DELETE FROM timers t USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS m(tenant, queue, schedule_key, timer_key)
  WHERE ${scheduleTimers('m.tenant', 'm.queue', 'm.schedule_key')}
-   AND t.timer_key < m.timer_key COLLATE "C" AND ${NOT_CLAIMED}
+   AND t.timer_key < m.timer_key COLLATE "C" AND ${notClaimedSql('t')}
 RETURNING m.tenant, m.queue, m.schedule_key`;
 
 /**
@@ -92,10 +93,7 @@ WITH plan AS (
     FROM s
   ON CONFLICT (tenant, queue, timer_key) DO NOTHING
   RETURNING tenant, (extract(epoch FROM deliver_at) * 1000)::float8 AS deliver_ms
-), metered AS (
-  INSERT INTO usage_meter AS u (tenant, period, messages)
-  SELECT tenant, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM'), count(*) FROM ins GROUP BY tenant
-  ON CONFLICT (tenant, period) DO UPDATE SET messages = u.messages + EXCLUDED.messages
+), metered AS (${meterMessages('SELECT tenant, count(*) FROM ins GROUP BY tenant')}
 )
 SELECT (SELECT count(*) FROM ins)::int AS materialized, (SELECT min(deliver_ms) FROM ins) AS earliest_ms`;
 
@@ -111,7 +109,7 @@ UPDATE schedules s SET materialize_at = now() + interval '1 minute'
 
 /**
  * Schedules per transaction: each costs a few cron look-ups in Node while the batch's rows are
- * locked (a catch-up up to COUNT_CAP of them, ~25 ms), so batches stay small; at most this many batches
+ * locked (a catch-up up to COUNT_CAP of them), so batches stay small; at most this many batches
  * per run, a larger backlog continuing on the next pass (within the 30 s lookahead).
  */
 const BATCH_SIZE = 100;
@@ -158,7 +156,7 @@ export class Materializer {
   constructor(
     private readonly db: SweeperDb,
     private readonly services: Services,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {}
 
   /** When the loop must pass next for the schedules' sake (local clock). */

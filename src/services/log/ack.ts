@@ -11,11 +11,12 @@
 // write of its failure counts there, happens under that group's consumer row for that partition,
 // so once this transaction holds the row what it reads stays true until it commits.
 import type { AckRequest, AckStatus } from '../../contract/log.ts';
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { isoSql } from '../../db/sql.ts';
 import { commitWith, inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import { DEFAULT_RETRY_LIMIT } from '../queues.ts';
+import { INSERT_DEAD_LETTERS } from './deadLetterInsert.ts';
 import type { Caller, LogDeps } from './deps.ts';
 import { commitOf, type Claim, type Released } from './settle.ts';
 
@@ -133,10 +134,9 @@ WITH verdicts AS (
   DO UPDATE SET status = EXCLUDED.status, retry_count = EXCLUDED.retry_count, lease_id = EXCLUDED.lease_id, updated_at = now()
 ),
 dead AS (
-  INSERT INTO dead_letters (tenant, queue, partition, consumer_group, message_id, transaction_id, payload, encrypted,
-                            producer_sub, error_message, retry_count, timer_key)
+  ${INSERT_DEAD_LETTERS}
   SELECT m.tenant, m.queue, m.partition, k.grp, m.id, m.transaction_id, m.payload, m.encrypted,
-         m.producer_sub, k.error, k.retries, m.timer_key
+         false, m.producer_sub, k.error, k.retries, false, m.timer_key
     FROM unnest($7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::int[]) AS k(grp, queue, partition, seq, error, retries)
    CROSS JOIN LATERAL (SELECT m.* FROM messages m
                         WHERE m.tenant = $1 AND m.queue = k.queue AND m.partition = k.partition AND m.seq = k.seq LIMIT 1) m

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeadLetter, DeadLetterPage, ReplayResult } from '../../contract/deadLetters.ts';
 import { bytesOf, isoSql } from '../../db/sql.ts';
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import { openStored } from '../../payload.ts';

@@ -5,7 +5,7 @@
 //    as a group of a new queue does;
 //  - the timers scheduled to it: a timer is a promise of its own; when one fires, the queue is
 //    created again, as a push would create it. Cancel them to withdraw them.
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { LOCK_QUEUES_SQL } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';

@@ -4,7 +4,7 @@ import type { Principal } from '../../auth.ts';
 import type { Database } from '../../db/index.ts';
 import type { Notifier } from '../../notify.ts';
 import type { PayloadCipher } from '../../payload.ts';
-import type { TenantDirectory } from '../tenants.ts';
+import type { TenantDirectory } from '../../plans/tenants.ts';
 import type { KnownGroups } from './groups.ts';
 import type { Waiters } from './waiters.ts';
 

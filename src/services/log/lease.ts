@@ -1,7 +1,7 @@
 // Lease renewal: a consumer that needs longer than its queue's leaseTime extends the lease it
 // popped under, so its batch is not redelivered to another consumer meanwhile.
 import type { RenewResult } from '../../contract/log.ts';
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { isoSql } from '../../db/sql.ts';
 import { commitWith, inTransaction } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';

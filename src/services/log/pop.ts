@@ -11,7 +11,7 @@
 // A long-poll waits in memory (./waiters.ts): no transaction and no connection while it waits.
 import { randomUUID } from 'node:crypto';
 import type { Frame } from '../../contract/log.ts';
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { bytesOf, isoSql } from '../../db/sql.ts';
 import { commitWith, inTransaction, type Queryable } from '../../db/transaction.ts';
 import { openStored } from '../../payload.ts';

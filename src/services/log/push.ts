@@ -3,10 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_PARTITION } from '../../contract/common.ts';
 import type { PushItem, PushResult } from '../../contract/log.ts';
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
-import { weighStorage } from '../timers/gates.ts';
+import { weighStorage } from '../../plans/gates.ts';
 import { encryptionUnavailable } from '../queues.ts';
 import { append } from './append.ts';
 import type { Caller, LogDeps } from './deps.ts';

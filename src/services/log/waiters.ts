@@ -10,7 +10,7 @@
 // consumer died — is found by a probe every probeMs: one statement for all the (queue, group)
 // pairs that have sleeping waiters, waking as many waiters as a pair has partitions ready (≤ 16).
 import type { Database } from '../../db/index.ts';
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { MessagesPushed, Notifier } from '../../notify.ts';
 

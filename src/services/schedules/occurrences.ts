@@ -141,10 +141,10 @@ export function latestOccurrence(spec: ScheduleSpec, fromMs: number, nowMs: numb
 }
 
 /**
- * How many occurrences lie in [fromMs, toMs), fromMs being one: counted one by one (~25 µs each)
+ * How many occurrences lie in [fromMs, toMs), fromMs being one: counted one by one
  * up to `cap`, then extrapolated from the pace of the counted stretch — exact for a fixed period
  * (every N seconds or minutes) when toMs is an occurrence, as it is in a catch-up, and an estimate
- * for an irregular expression after a long outage. The cap keeps a catch-up to ~25 ms of work per
+ * for an irregular expression after a long outage. The cap bounds a catch-up's work per
  * schedule inside the materializing transaction, however long the outage was.
  */
 export const COUNT_CAP = 1_000;

@@ -28,7 +28,7 @@ import { inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import { encryptingQueues, ensurePartitions } from '../queues.ts';
 import type { Caller, TimerDeps } from '../timers/deps.ts';
-import { admitAndMeter, quotaRefusal, rateRefusalBefore, weighStorage } from '../timers/gates.ts';
+import { admitAndMeter, quotaRefusal, rateRefusalBefore, weighStorage } from '../../plans/gates.ts';
 import { scheduleOp, seal } from '../timers/prepare.ts';
 import { isoInstant, localTime, nextOccurrence, nextOccurrences } from './occurrences.ts';
 import { MATERIALIZE_LOOKAHEAD_MS, SCHEDULE_TIMERS, TIMER_AT, timerOfSchedule, VIEW_COLUMNS, view, type ViewRow } from './rows.ts';

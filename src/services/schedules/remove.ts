@@ -7,7 +7,7 @@
 import type { DeleteScheduleResult } from '../../contract/schedules.ts';
 import type { Database } from '../../db/index.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { NOT_CLAIMED } from '../timers/apply.ts';
+import { notClaimedSql } from '../../sweeper/claimed.ts';
 import type { Caller } from '../timers/deps.ts';
 import { SCHEDULE_TIMERS, TIMER_AT, timerOfSchedule } from './rows.ts';
 
@@ -21,7 +21,7 @@ const DELETE_SQL = 'DELETE FROM schedules WHERE tenant = $1 AND queue = $2 AND s
  * timers. Rows: the ones deleted.
  */
 const WITHDRAW_SQL = `
-DELETE FROM timers t WHERE ${SCHEDULE_TIMERS} AND ${NOT_CLAIMED}
+DELETE FROM timers t WHERE ${SCHEDULE_TIMERS} AND ${notClaimedSql('t')}
 RETURNING t.timer_key, t.txn, ${TIMER_AT} AS at`;
 
 /** claimedTimers — $1 tenant, $2 queue, $3 schedule_key. No lock. Rows: the schedule's timers left (claimed). */

@@ -13,14 +13,10 @@ import { ApiError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
 import { encryptingQueues, ensurePartitions } from '../queues.ts';
 import type { Caller, TimerDeps } from './deps.ts';
-import { admitAndMeter, planVerdict, quotaRefusal, rateRefusalBefore, storageRefusal } from './gates.ts';
+import { admitAndMeter, planVerdict, quotaRefusal, rateRefusalBefore, storageRefusal } from '../../plans/gates.ts';
 import { chunksInKeyOrder, MAX_ORDERED_CHUNKS, runsOfDistinctKeys } from './lockOrder.ts';
+import { claimedSql, notClaimedSql } from '../../sweeper/claimed.ts';
 import { keyOf, prepare, seal, type Applied, type CancelOp, type ScheduleOp } from './prepare.ts';
-
-/** A row in a sweeper's hands: its lease has not expired. */
-export const CLAIMED = 'claim_expires_at IS NOT NULL AND claim_expires_at > now()';
-/** A row of `timers t` no sweeper holds: never claimed, or its lease expired (cancel, reschedule and withdraw may take it). */
-export const NOT_CLAIMED = '(t.claim_expires_at IS NULL OR t.claim_expires_at <= now())';
 
 /**
  * upsertTimers — $1 tenant, $2 producer_sub, $3..$10 parallel arrays (queue, timer_key, partition,
@@ -43,7 +39,7 @@ ON CONFLICT (tenant, queue, timer_key) DO UPDATE
        message_id = EXCLUDED.message_id, payload = EXCLUDED.payload, payload_zstd = EXCLUDED.payload_zstd,
        encrypted = EXCLUDED.encrypted, producer_sub = EXCLUDED.producer_sub, attempts = 0,
        last_error = NULL, claim_token = NULL, claim_expires_at = NULL, updated_at = now()
- WHERE ${NOT_CLAIMED}
+ WHERE ${notClaimedSql('t')}
 RETURNING t.queue, t.timer_key, (t.xmax = 0) AS inserted, t.txn, t.message_id::text AS message_id,
           ${isoSql('t.deliver_at')} AS deliver_at,
           ceil(extract(epoch FROM t.deliver_at) * 1000)::float8 AS deliver_at_ms`;
@@ -62,12 +58,12 @@ WITH victims AS (
   SELECT t.queue, t.timer_key
     FROM timers t JOIN unnest($2::text[], $3::text[]) AS i(queue, timer_key)
       ON t.tenant = $1 AND t.queue = i.queue AND t.timer_key = i.timer_key
-   WHERE ${NOT_CLAIMED}
+   WHERE ${notClaimedSql('t')}
    ORDER BY t.queue, t.timer_key
      FOR UPDATE OF t
 )
 DELETE FROM timers t USING victims v
- WHERE t.tenant = $1 AND t.queue = v.queue AND t.timer_key = v.timer_key AND ${NOT_CLAIMED}
+ WHERE t.tenant = $1 AND t.queue = v.queue AND t.timer_key = v.timer_key AND ${notClaimedSql('t')}
 RETURNING t.queue, t.timer_key, t.txn`;
 
 /**
@@ -86,7 +82,7 @@ SELECT 1 FROM timers t JOIN unnest($2::text[], $3::text[]) AS i(queue, timer_key
  * keys, with their txn and whether they are claimed (→ too_late) or not (→ apply the op again).
  */
 const STATES_SQL = `
-SELECT t.queue, t.timer_key, t.txn, coalesce(${CLAIMED.replaceAll('claim_expires_at', 't.claim_expires_at')}, false) AS claimed
+SELECT t.queue, t.timer_key, t.txn, coalesce(${claimedSql('t')}, false) AS claimed
   FROM timers t JOIN unnest($2::text[], $3::text[]) AS i(queue, timer_key)
     ON t.tenant = $1 AND t.queue = i.queue AND t.timer_key = i.timer_key`;
 

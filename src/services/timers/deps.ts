@@ -3,8 +3,8 @@ import type { Database } from '../../db/index.ts';
 import type { Metrics } from '../../metrics.ts';
 import type { Notifier } from '../../notify.ts';
 import type { PayloadCipher } from '../../payload.ts';
-import type { TenantDirectory } from '../tenants.ts';
-import type { PendingCounts } from './gates.ts';
+import type { TenantDirectory } from '../../plans/tenants.ts';
+import type { PendingCounts } from '../../plans/pendingCounts.ts';
 
 export interface TimerDeps {
   db: Database;

@@ -2,13 +2,13 @@
 import type { ListResult, PeekResult, TimerRow } from '../../contract/timers.ts';
 import type { Database } from '../../db/index.ts';
 import { isoSql } from '../../db/sql.ts';
-import { CLAIMED } from './apply.ts';
+import { claimedSql } from '../../sweeper/claimed.ts';
 import type { Caller } from './deps.ts';
 
 type Deps = { db: Database };
 
 const VIEW_COLUMNS = `queue, timer_key, partition, ${isoSql('deliver_at')} AS deliver_at, txn, message_id::text AS message_id,
-  payload_zstd, encrypted, producer_sub, attempts, last_error, coalesce(${CLAIMED}, false) AS claimed,
+  payload_zstd, encrypted, producer_sub, attempts, last_error, coalesce(${claimedSql('timers')}, false) AS claimed,
   ${isoSql('created_at')} AS created_at, ${isoSql('updated_at')} AS updated_at`;
 
 interface ViewRow {

@@ -1,43 +1,16 @@
-// The plan gates of the schedule batch, in the contract's order: rate, pending-timer quota,
-// storage, horizon, payload ceiling. The rate window and the usage meter are written by one
-// statement, the last of a batch.
-import type { EffectivePlan } from '../../contract/admin.ts';
-import type { Queryable } from '../../db/transaction.ts';
-import { ApiError } from '../../errors.ts';
-import { keyOf, type PreparedOp, type ScheduleOp } from './prepare.ts';
+// The plan gates every produce path weighs, in the contract's order: rate, pending-timer quota
+// (counted cheaply: pendingCounts.ts), storage (schedules and pushes alike), horizon, payload
+// ceiling. The rate window and the usage meter (meter.ts) are written by one statement, the last
+// of a batch.
+import type { EffectivePlan } from '../contract/admin.ts';
+import type { Queryable } from '../db/transaction.ts';
+import { ApiError } from '../errors.ts';
+import { keyOf, type PreparedOp, type ScheduleOp } from '../services/timers/prepare.ts';
+import { meterMessages } from './meter.ts';
+import type { PendingCounts } from './pendingCounts.ts';
 
 /** Retry-After of a full pending-timer quota: it frees only as timers fire, so not every second. */
 export const QUOTA_RETRY_AFTER_SECONDS = 30;
-
-// ---------------------------------------------------------------------------------------------
-// Pending-timer quota, counted cheaply.
-//
-// Counting a tenant's rows costs O(pending) (the default quota is 1,000,000 rows), so a batch
-// skips the count when it provably cannot exceed the quota: the schedule rate limit is enforced
-// across all brokers, so since an exact count taken at instant T no more than
-// rate × (seconds since T + 1) rows can have been created by anyone. While
-// count + that bound + the batch's possible new rows ≤ quota, no count is needed: an idle tenant
-// far from its quota is counted every (quota − count) / rate seconds, a tenant close to it on
-// every batch (LIMIT quota + 1, so never more than the quota's rows).
-// The bound is per broker (one PendingCounts in its services) and never needs invalidation: it
-// only ever overestimates, since fires and cancels shrink the real count.
-// Concurrency: the count is not serialized with other batches, so batches in flight at the same
-// instant can together overshoot the quota by at most their own new rows (≤ 256 each).
-const PENDING_CACHE_MAX_TENANTS = 10_000;
-
-/** The last exact pending count of each tenant, and when it was taken (this broker's clock). */
-export class PendingCounts {
-  private readonly counts = new Map<string, { count: number; atMs: number }>();
-
-  get(tenant: string): { count: number; atMs: number } | undefined {
-    return this.counts.get(tenant);
-  }
-
-  set(tenant: string, count: number): void {
-    if (this.counts.size >= PENDING_CACHE_MAX_TENANTS) this.counts.clear();
-    this.counts.set(tenant, { count, atMs: Date.now() });
-  }
-}
 
 /** Horizon and payload ceiling: the gates that need no database, in the contract's order. */
 export function planVerdict(plan: EffectivePlan, ops: PreparedOp[]): ApiError | undefined {
@@ -77,10 +50,7 @@ WITH w AS (
      SET ops = CASE WHEN EXCLUDED.window_start > w.window_start THEN EXCLUDED.ops ELSE w.ops + EXCLUDED.ops END,
          window_start = greatest(w.window_start, EXCLUDED.window_start)
   RETURNING ops
-), m AS (
-  INSERT INTO usage_meter AS u (tenant, period, messages)
-  SELECT $1, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM'), $3::bigint WHERE $3::bigint > 0
-  ON CONFLICT (tenant, period) DO UPDATE SET messages = u.messages + EXCLUDED.messages
+), m AS (${meterMessages('SELECT $1::text, $3::bigint')}
 )
 SELECT ops FROM w`;
 

@@ -8,12 +8,13 @@
 //  - counts are exact while the table has at most EXACT_ROWS rows; above that they are estimates
 //    from a block sample of at most SAMPLE_PAGES pages (TABLESAMPLE SYSTEM at the percentage that
 //    reads that many), scaled to PostgreSQL's row estimate: a sample of ten million timers reads
-//    2 MB, not the 25 MB a fixed 1 % did every interval — which, at that size, showed as a
-//    +11 ms tail on the sweeper's fire lag (the volume bench, README);
+//    SAMPLE_PAGES pages, where a fixed percentage grew with the table and showed in the sweeper's
+//    fire lag (the volume bench, docs/benchmarks.md);
 //  - the overdue age reads the oldest EXACT_ROWS due timers by deliver_at (the sweeper's index);
 //    a queue with no due timer among them reports none.
 import type { Database } from '../db/index.ts';
 import type { Metrics } from '../metrics.ts';
+import type { DutySpec } from './loop.ts';
 
 export const EXACT_ROWS = 100_000;
 /** Pages a sampled count reads at most (8 kB each). */
@@ -69,17 +70,15 @@ interface Row {
   n: number;
 }
 
-export interface QueueStats {
-  /** Samples now (after the one in flight). */
-  runOnce(): Promise<void>;
-  stop(): Promise<void>;
+export interface QueueGaugeOptions {
+  /** The series each gauge keeps (QUEEN_METRICS_QUEUES). */
+  series: number;
+  exactRows?: number;
+  samplePages?: number;
 }
 
-export function startQueueStats(
-  db: Database,
-  metrics: Metrics,
-  opts: { everyMs: number; series: number; onError: (err: unknown) => void; exactRows?: number; samplePages?: number },
-): QueueStats {
+/** One sample of the three per-queue gauges; throws when a statement fails. */
+export async function sampleQueueGauges(db: Database, metrics: Metrics, opts: QueueGaugeOptions): Promise<void> {
   const exactRows = opts.exactRows ?? EXACT_ROWS;
   const samplePages = opts.samplePages ?? SAMPLE_PAGES;
   // One statement after the other: a sample holds at most one of the request path's connections.
@@ -89,29 +88,29 @@ export function startQueueStats(
     const percent = samplePercent(size.pages, samplePages);
     return (await db.pool.query<Row>(sampledByQueue(table), [opts.series, percent, size.estimate])).rows;
   };
-  const sample = async () => {
-    const pending = await countByQueue('timers');
-    const dead = await countByQueue('dead_letters');
-    const overdue = (await db.pool.query<{ tenant: string; queue: string; age: number }>(OVERDUE_BY_QUEUE_SQL, [exactRows, opts.series]))
-      .rows;
-    // Replaced whole, so a queue that emptied or dropped out of the top series disappears.
-    metrics.queuePending.reset();
-    for (const r of pending) metrics.queuePending.set({ tenant: r.tenant, queue: r.queue }, r.n);
-    metrics.queueDeadLetters.reset();
-    for (const r of dead) metrics.queueDeadLetters.set({ tenant: r.tenant, queue: r.queue }, r.n);
-    metrics.queueOverdueAge.reset();
-    for (const r of overdue) metrics.queueOverdueAge.set({ tenant: r.tenant, queue: r.queue }, Math.max(0, r.age));
-  };
-  let running: Promise<void> = Promise.resolve();
-  const runOnce = () => (running = running.then(sample).catch(opts.onError));
-  void runOnce();
-  const timer = setInterval(() => void runOnce(), opts.everyMs);
-  timer.unref();
+  const pending = await countByQueue('timers');
+  const dead = await countByQueue('dead_letters');
+  const overdue = (await db.pool.query<{ tenant: string; queue: string; age: number }>(OVERDUE_BY_QUEUE_SQL, [exactRows, opts.series]))
+    .rows;
+  // Replaced whole, so a queue that emptied or dropped out of the top series disappears.
+  metrics.queuePending.reset();
+  for (const r of pending) metrics.queuePending.set({ tenant: r.tenant, queue: r.queue }, r.n);
+  metrics.queueDeadLetters.reset();
+  for (const r of dead) metrics.queueDeadLetters.set({ tenant: r.tenant, queue: r.queue }, r.n);
+  metrics.queueOverdueAge.reset();
+  for (const r of overdue) metrics.queueOverdueAge.set({ tenant: r.tenant, queue: r.queue }, Math.max(0, r.age));
+}
+
+/**
+ * The duty: a sample at start and every QUEEN_METRICS_QUEUE_INTERVAL_MS, on the maintenance loop
+ * (loop.ts). A failed sample is logged at debug: the gauges keep their last figures until the next.
+ */
+export function queueGaugesDuty(db: Database, metrics: Metrics, opts: QueueGaugeOptions & { everyMs: number }): DutySpec<void> {
   return {
-    runOnce,
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
+    name: 'queue_gauges',
+    everyMs: opts.everyMs,
+    runAtStart: true,
+    failureLevel: 'debug',
+    run: () => sampleQueueGauges(db, metrics, opts),
   };
 }

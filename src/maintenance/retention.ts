@@ -18,12 +18,12 @@
 // as one index range from the partition's start (a full batch is followed by another, up to
 // BATCHES_PER_PARTITION). A pass killed halfway deletes nothing early: each
 // statement re-reads the ages and cursors on PostgreSQL's clock when it runs.
-import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/index.ts';
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
-import { inTransaction } from '../../db/transaction.ts';
-import type { Metrics } from '../../metrics.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/index.ts';
+import { INDEX_PLANS, setLocal } from '../db/plannerSettings.ts';
+import { inTransaction } from '../db/transaction.ts';
+import type { Metrics } from '../metrics.ts';
+import type { DutySpec } from './loop.ts';
 
 const PARTITIONS_PER_PASS = 50;
 /**
@@ -144,7 +144,6 @@ export interface RetentionDeps {
   db: Database;
   config: Config;
   metrics: Metrics;
-  log: FastifyBaseLogger;
 }
 
 /** One pass: claims partitions with retention and prunes each once. */
@@ -184,30 +183,7 @@ export async function retainOnce(deps: RetentionDeps): Promise<RetentionPass> {
   return pass;
 }
 
-export interface Retention {
-  /** Runs a pass now (after the one in flight). */
-  runOnce(): Promise<RetentionPass>;
-  stop(): Promise<void>;
-}
-
-/** Runs retainOnce every QUEEN_RETENTION_INTERVAL_MS; a failed pass is logged and retried next time. */
-export function startRetention(deps: RetentionDeps): Retention {
-  let running: Promise<RetentionPass> = Promise.resolve({ partitions: 0, frames: 0, deadLetters: 0 });
-  const runOnce = () => {
-    running = running.then(
-      () => retainOnce(deps),
-      () => retainOnce(deps),
-    );
-    running.catch((err) => deps.log.warn({ err }, 'retention pass failed; retried at the next interval'));
-    return running;
-  };
-  const timer = setInterval(() => void runOnce().catch(() => {}), deps.config.QUEEN_RETENTION_INTERVAL_MS);
-  timer.unref();
-  return {
-    runOnce,
-    async stop() {
-      clearInterval(timer);
-      await running.catch(() => {});
-    },
-  };
+/** The duty: retainOnce every QUEEN_RETENTION_INTERVAL_MS, on the maintenance loop (loop.ts). */
+export function retentionDuty(deps: RetentionDeps): DutySpec<RetentionPass> {
+  return { name: 'retention', everyMs: deps.config.QUEEN_RETENTION_INTERVAL_MS, run: () => retainOnce(deps) };
 }

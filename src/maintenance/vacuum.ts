@@ -3,14 +3,14 @@
 // of the churning tables (timers, consumer cursors, frames pruned by retention, failure counts)
 // pile up forever — a soak on such a server grew every table without bound and its fire lag with
 // them — and the planner's statistics stay those of an empty database. The hot statements do not
-// depend on statistics (src/db/plans.ts), but every other query does, and dead rows cost every
+// depend on statistics (src/db/plannerSettings.ts), but every other query does, and dead rows cost every
 // scan. Runs every QUEEN_MAINTENANCE_MS. On a server, one broker at a time (a session advisory
 // lock; the others skip that round), and only on the tables autovacuum's own rule says are due;
 // embedded (where the statistics views are not kept the same way) every table, on the broker's one
 // connection, and requests queue behind it meanwhile. Each run takes as long as the tables have
 // pages not yet all-visible.
-import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from './index.ts';
+import type { Database } from '../db/index.ts';
+import type { DutySpec } from './loop.ts';
 
 const TABLES = ['timers', 'messages', 'partitions', 'partition_consumers', 'message_deliveries', 'dead_letters', 'consumer_groups'];
 
@@ -43,60 +43,44 @@ SELECT relname,
 /** Advisory-lock key of the maintenance run on a server ("QTVM" as ASCII). */
 export const MAINTENANCE_LOCK_KEY = 0x5154564d;
 
-export interface Maintenance {
-  /** Runs one pass now (tests); resolves when it is done. */
-  runOnce(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 /** Whether the broker must vacuum itself: embedded, or a server with autovacuum off. */
 export async function needsMaintenance(db: Database): Promise<boolean> {
   if (db.embedded) return true;
   return (await db.direct.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0].autovacuum === 'off';
 }
 
-export function startMaintenance(db: Database, everyMs: number, log: FastifyBaseLogger): Maintenance {
-  const vacuum = async () => {
-    if (db.embedded) return void (await db.pool.query(VACUUM_ANALYZE_SQL));
-    // VACUUM runs outside a transaction; the lock is the session's, taken and given back on one
-    // connection to the server itself (a transaction pooler would not keep a session's lock).
-    const client = await db.direct.connect();
+/** One run: VACUUM (ANALYZE) of the tables (embedded), or of those due on a server, under the lock. */
+async function vacuumOnce(db: Database): Promise<void> {
+  if (db.embedded) return void (await db.pool.query(VACUUM_ANALYZE_SQL));
+  // VACUUM runs outside a transaction; the lock is the session's, taken and given back on one
+  // connection to the server itself (a transaction pooler would not keep a session's lock).
+  const client = await db.direct.connect();
+  try {
+    const { locked } = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MAINTENANCE_LOCK_KEY]))
+      .rows[0];
+    if (!locked) return;
     try {
-      const { locked } = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MAINTENANCE_LOCK_KEY]))
-        .rows[0];
-      if (!locked) return;
-      try {
-        // Only the tables that are due: VACUUM (ANALYZE) of every table every interval read ten
-        // million pending timers (ANALYZE's sample) twice a minute for nothing.
-        const due = (await client.query<{ relname: string; vacuum: boolean }>(DUE_TABLES_SQL, [TABLES])).rows;
-        for (const t of due) await client.query(t.vacuum ? `VACUUM (ANALYZE) ${t.relname}` : `ANALYZE ${t.relname}`);
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_LOCK_KEY]);
-      }
+      // Only the tables that are due: VACUUM (ANALYZE) of every table every interval read ten
+      // million pending timers (ANALYZE's sample) twice a minute for nothing.
+      const due = (await client.query<{ relname: string; vacuum: boolean }>(DUE_TABLES_SQL, [TABLES])).rows;
+      for (const t of due) await client.query(t.vacuum ? `VACUUM (ANALYZE) ${t.relname}` : `ANALYZE ${t.relname}`);
     } finally {
-      client.release();
+      await client.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_LOCK_KEY]);
     }
-  };
-  let running: Promise<void> = Promise.resolve();
-  const runOnce = () => {
-    running = running.then(async () => {
-      const started = performance.now();
-      try {
-        await vacuum();
-        log.debug({ ms: Math.round(performance.now() - started) }, 'maintenance: vacuumed and analysed');
-      } catch (err) {
-        log.warn({ err }, 'maintenance failed; retried at the next interval');
-      }
-    });
-    return running;
-  };
-  const timer = setInterval(() => void runOnce(), everyMs);
-  timer.unref();
+  } finally {
+    client.release();
+  }
+}
+
+/** The duty: vacuumOnce every QUEEN_MAINTENANCE_MS, on the maintenance loop (loop.ts). */
+export function vacuumDuty(db: Database, everyMs: number): DutySpec<void> {
   return {
-    runOnce,
-    async stop() {
-      clearInterval(timer);
-      await running;
+    name: 'vacuum',
+    everyMs,
+    async run(log) {
+      const started = performance.now();
+      await vacuumOnce(db);
+      log.debug({ ms: Math.round(performance.now() - started) }, 'vacuumed and analysed');
     },
   };
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TransactionOperation, TransactionResult } from '../../contract/log.ts';
 import { QUEUE_MODE } from '../../contract/log.ts';
-import { INDEX_PLANS, setLocal } from '../../db/plans.ts';
+import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import { announceReleased, judge, type AckItem } from './ack.ts';
