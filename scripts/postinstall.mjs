@@ -1,25 +1,82 @@
 // `npm install` / `npm ci`: generates the Prisma client (scripts/prisma-generate.mjs) and compiles
-// the broker and its CLI to dist/ (`npm run build`), so that a fresh clone has both. `npm ci
-// --omit=dev` still brings both tools (peer dependencies of @prisma/client) and builds too; an
-// install without them needs a dist/ built beforehand (README, "Run in production"), and this says
-// so instead of failing the install.
+// the broker and its CLI to dist/ (`npm run build`), so that a fresh clone has both.
+//
+// It does so only when an install asks for it and something changed:
+//  - never under `npm exec` / `npx` (npm links the project and reruns this script there): a CLI call
+//    must not rebuild anything, nor rewrite the dist/ and src/generated/ a running broker loaded;
+//  - not when dist/.install-stamp holds the hash of everything both steps read (the Prisma schema
+//    and config, the sources, the tsconfigs, the installed prisma, @prisma/client and typescript,
+//    this script) and their outputs are there: a second `npm install` changes nothing.
+// An install without the build tools (`npm ci --omit=dev --omit=optional`, docs/operations.md) needs a
+// dist/ built beforehand, and this says so instead of failing the install.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
-const installed = (pkg) => existsSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url));
-const run = (args) => {
-  const r = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: new URL('..', import.meta.url) });
-  if (r.status !== 0) process.exit(r.status ?? 1);
-};
+const root = new URL('..', import.meta.url);
+const at = (path) => new URL(path, root);
+const STAMP = 'dist/.install-stamp';
+const OUTPUTS = ['dist/src/server.js', 'dist/src/cli.js', 'src/generated/prisma/client.ts'];
 
+if (process.env.npm_command === 'exec') process.exit(0);
+
+const installed = (pkg) => existsSync(at(`node_modules/${pkg}/package.json`));
 if (!installed('prisma') || !installed('typescript')) {
-  const built = existsSync(new URL('../dist/src/server.js', import.meta.url));
+  const built = existsSync(at('dist/src/server.js'));
   console.log(
     built
-      ? 'queen-timers: installed without dev dependencies; running the dist/ that is here (node dist/src/server.js)'
-      : 'queen-timers: installed without dev dependencies and no dist/ here: build first (npm ci && npm run build), then copy dist/ (README, "Run in production")',
+      ? 'queen-timers: installed without the build tools; running the dist/ that is here (node dist/src/server.js)'
+      : 'queen-timers: installed without the build tools and no dist/ here: build first (npm ci && npm run build), then copy dist/ (docs/operations.md)',
   );
   process.exit(0);
 }
+
+/** Files under a folder, sorted, skipping the generated client (an output, not an input). */
+function filesUnder(dir) {
+  const out = [];
+  for (const e of readdirSync(at(dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = `${dir}/${e.name}`;
+    if (path === 'src/generated') continue;
+    if (e.isDirectory()) out.push(...filesUnder(path));
+    else out.push(path);
+  }
+  return out;
+}
+
+function inputsHash() {
+  const h = createHash('sha256');
+  const files = [
+    'prisma/schema.prisma',
+    'prisma.config.ts',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'scripts/postinstall.mjs',
+    'scripts/prisma-generate.mjs',
+    'node_modules/prisma/package.json',
+    'node_modules/@prisma/client/package.json',
+    'node_modules/typescript/package.json',
+    ...filesUnder('src'),
+    ...filesUnder('sdk/src'),
+  ];
+  for (const f of files)
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(at(f)))
+      .update('\0');
+  return h.digest('hex');
+}
+
+const hash = inputsHash();
+const stamp = existsSync(at(STAMP)) ? readFileSync(at(STAMP), 'utf8').trim() : '';
+if (stamp === hash && OUTPUTS.every((f) => existsSync(at(f)))) {
+  console.log('queen-timers: Prisma client and dist/ are up to date (dist/.install-stamp); nothing to build');
+  process.exit(0);
+}
+
+const run = (args) => {
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+};
 run(['scripts/prisma-generate.mjs']);
 run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+writeFileSync(at(STAMP), `${hash}\n`);

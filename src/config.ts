@@ -14,7 +14,13 @@ const bool = (def: boolean) =>
 export const configSchema = z
   .object({
     PORT: int(6632, 0).refine((p) => p <= 65535, 'must be a port number 0..65535'),
-    HOST: z.string().default('0.0.0.0'),
+    /**
+     * The address the HTTP server binds. Unset: 127.0.0.1 for the embedded dev broker (no
+     * DATABASE_URL), which prints an operator token at start and should not be reachable from the
+     * network by accident; 0.0.0.0 with DATABASE_URL, the production shape behind a load balancer
+     * or in a container. HOST=0.0.0.0 opens the dev broker to the network on purpose.
+     */
+    HOST: z.string().optional(),
     /** Unset: embedded PGlite in QUEEN_DATA_DIR. Set: a PostgreSQL >= 14 server. */
     DATABASE_URL: z.string().url().optional(),
     /**
@@ -77,7 +83,8 @@ export const configSchema = z
   .refine((c) => c.QUEEN_SWEEPER_MIN_SLEEP_MS <= c.QUEEN_SWEEPER_MAX_SLEEP_MS, {
     message: 'QUEEN_SWEEPER_MIN_SLEEP_MS must not exceed QUEEN_SWEEPER_MAX_SLEEP_MS',
     path: ['QUEEN_SWEEPER_MIN_SLEEP_MS'],
-  });
+  })
+  .transform((c) => ({ ...c, HOST: c.HOST ?? (c.DATABASE_URL ? '0.0.0.0' : '127.0.0.1') }));
 
 export type Config = z.infer<typeof configSchema>;
 
