@@ -8,7 +8,7 @@ import { createContext, type Services } from './context.ts';
 import { ApiError } from './errors.ts';
 import { parseJsonBody } from './http/json.ts';
 import { collectRoutes, dispatch, sendApiError, type Outage } from './http/rest.ts';
-import { registerRequestLog } from './http/requestLog.ts';
+import { RequestLogController } from './http/requestLog.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { createCaller } from './routers/_app.ts';
 
@@ -37,7 +37,7 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   const app = Fastify({
     logger: opts.logger ?? false,
     // One line per request at the level its path deserves (src/http/requestLog.ts).
-    disableRequestLogging: true,
+    logController: new RequestLogController(),
     frameworkErrors: (err, req, reply) => {
       if (err.code === 'FST_ERR_BAD_URL' && badUrlHandler && req.url.startsWith('/api/')) return void badUrlHandler(req, reply);
       return void sendApiError(reply, new ApiError('validation_failed', `bad request: ${err.message}`));
@@ -95,7 +95,6 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     sendApiError(reply, new ApiError('route_not_found', `no route ${req.method} ${req.url.split('?')[0]}; see /docs`)),
   );
 
-  registerRequestLog(app);
   app.get('/health', async () => ({ ok: true }));
   app.get('/ready', async (_req, reply) => reply.code(state.ready ? 200 : 503).send({ ready: state.ready }));
   app.get('/metrics', async (_req, reply) => {
