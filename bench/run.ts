@@ -14,6 +14,9 @@
 //             and the ratios (not in the default set)
 //   soak      --minutes=N of steady schedule + fire + push + pop/ack with retention on, sampled
 //             every --sample-seconds (bench/soak.ts; not in the default set)
+//   footprint production's install size and its embedded broker's RSS under light load for
+//             --minutes=N (default 5), beside the full install and an idle node (bench/footprint.ts;
+//             no broker here; not in the default set)
 //   cli       the queen-timers CLI's start: `--help` through the compiled bin, 10 runs, median
 //             beside plain `node -e ''`, and beside `npx queen-timers` and the sources through tsx
 //             (no broker; not in the default set)
@@ -29,6 +32,7 @@ import { createBroker, type Broker } from '../src/broker.ts';
 import { loadConfig } from '../src/config.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
 import { startSweeper } from '../src/sweeper/index.ts';
+import { measureFootprint } from './footprint.ts';
 import { client, measureLog } from './log.ts';
 import { measureSoak } from './soak.ts';
 
@@ -458,15 +462,15 @@ async function openBench(): Promise<Bench> {
 }
 
 async function main() {
-  if (measures.includes('cli')) {
-    measureCli();
-    if (measures.length === 1) return;
-  }
+  if (measures.includes('cli')) measureCli();
+  if (measures.includes('footprint'))
+    await measureFootprint({ minutes: flag('minutes', 5), emit: (line) => console.log(JSON.stringify(line)) });
+  if (measures.every((m) => m === 'cli' || m === 'footprint')) return;
   const bench = await openBench();
   const { broker, sql, base } = bench;
   try {
     for (const m of measures) {
-      if (m === 'cli')
+      if (m === 'cli' || m === 'footprint')
         continue; // measured above, without a broker
       else if (m === 'fire') await measureFire(broker, sql);
       else if (m === 'trickle') await measureTrickle(broker, sql);

@@ -8,10 +8,13 @@
 //    and config, the sources, the tsconfigs, the installed prisma, @prisma/client and typescript,
 //    this script) and their outputs are there: a second `npm install` changes nothing.
 // An install without the build tools (`npm ci --omit=dev --omit=optional`, docs/operations.md) needs a
-// dist/ built beforehand, and this says so instead of failing the install.
+// dist/ built beforehand, and this says so instead of failing the install. There it also removes
+// the query compilers of the databases this schema does not use from @prisma/client's runtime
+// (mysql, sqlite, sqlserver, cockroachdb, the edge build) and its source maps: the generated
+// client loads PostgreSQL's only, and they are most of a production install.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
 const at = (path) => new URL(path, root);
@@ -20,8 +23,29 @@ const OUTPUTS = ['dist/src/server.js', 'dist/src/cli.js', 'src/generated/prisma/
 
 if (process.env.npm_command === 'exec') process.exit(0);
 
+/** Removes what the generated client never loads from @prisma/client/runtime; answers bytes freed. */
+function prunePrismaRuntime() {
+  const dir = 'node_modules/@prisma/client/runtime';
+  if (!existsSync(at(dir))) return 0;
+  const unused = (name) =>
+    name.endsWith('.map') ||
+    name.startsWith('wasm-compiler-edge.') ||
+    (/^query_compiler_\w+_bg\.\w+\./.test(name) && !/^query_compiler_\w+_bg\.postgresql\./.test(name));
+  let freed = 0;
+  for (const name of readdirSync(at(dir)).filter(unused)) {
+    freed += statSync(at(`${dir}/${name}`)).size;
+    rmSync(at(`${dir}/${name}`));
+  }
+  return freed;
+}
+
 const installed = (pkg) => existsSync(at(`node_modules/${pkg}/package.json`));
-if (!installed('prisma') || !installed('typescript')) {
+// Production: the dev dependencies are absent (@types/node stands for them; prisma and typescript
+// may still come as peers of @prisma/client and @trpc/server with a bare --omit=dev).
+if (!installed('prisma') || !installed('typescript') || !installed('@types/node')) {
+  const freed = prunePrismaRuntime();
+  if (freed)
+    console.log(`queen-timers: removed ${Math.round(freed / 2 ** 20)} MiB of other databases' query compilers from @prisma/client`);
   const built = existsSync(at('dist/src/server.js'));
   console.log(
     built
