@@ -13,8 +13,8 @@
 // (mysql, sqlite, sqlserver, cockroachdb, the edge build) and its source maps: the generated
 // client loads PostgreSQL's only, and they are most of a production install.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { inputsHash } from './install-stamp.mjs';
 
 const root = new URL('..', import.meta.url);
 const at = (path) => new URL(path, root);
@@ -55,42 +55,7 @@ if (!installed('prisma') || !installed('typescript') || !installed('@types/node'
   process.exit(0);
 }
 
-/** Files under a folder, sorted, skipping the generated client (an output, not an input). */
-function filesUnder(dir) {
-  const out = [];
-  for (const e of readdirSync(at(dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    const path = `${dir}/${e.name}`;
-    if (path === 'src/generated') continue;
-    if (e.isDirectory()) out.push(...filesUnder(path));
-    else out.push(path);
-  }
-  return out;
-}
-
-function inputsHash() {
-  const h = createHash('sha256');
-  const files = [
-    'prisma/schema.prisma',
-    'prisma.config.ts',
-    'tsconfig.json',
-    'tsconfig.build.json',
-    'scripts/postinstall.mjs',
-    'scripts/prisma-generate.mjs',
-    'node_modules/prisma/package.json',
-    'node_modules/@prisma/client/package.json',
-    'node_modules/typescript/package.json',
-    ...filesUnder('src'),
-    ...filesUnder('sdk/src'),
-  ];
-  for (const f of files)
-    h.update(f)
-      .update('\0')
-      .update(readFileSync(at(f)))
-      .update('\0');
-  return h.digest('hex');
-}
-
-const hash = inputsHash();
+const hash = inputsHash(root);
 const stamp = existsSync(at(STAMP)) ? readFileSync(at(STAMP), 'utf8').trim() : '';
 if (stamp === hash && OUTPUTS.every((f) => existsSync(at(f)))) {
   console.log('queen-timers: Prisma client and dist/ are up to date (dist/.install-stamp); nothing to build');
