@@ -11,6 +11,7 @@ import { parseJsonBody } from './http/json.ts';
 import { checkMetricsAccess } from './http/metricsAccess.ts';
 import { requestTimeouts, SlowClients } from './http/slowClients.ts';
 import { collectRoutes, dispatch, sendApiError, type Outage } from './http/rest.ts';
+import { RequestLogController } from './http/requestLog.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { createCaller } from './routers/_app.ts';
 
@@ -46,6 +47,8 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
   });
   const app = Fastify({
     logger: opts.logger ?? false,
+    // One line per request at the level its path deserves (src/http/requestLog.ts).
+    logController: new RequestLogController(),
     frameworkErrors: (err, req, reply) => {
       if (err.code === 'FST_ERR_BAD_URL' && badUrlHandler && req.url.startsWith('/api/')) return void badUrlHandler(req, reply);
       return void sendApiError(reply, new ApiError('validation_failed', `bad request: ${err.message}`));

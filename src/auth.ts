@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { tenantName } from './contract/common.ts';
 import { ConfigError } from './config.ts';
 import { ApiError } from './errors.ts';
+import { GRANTS, type Grant } from './grants.ts';
 
-export const GRANTS = ['produce', 'consume', 'read', 'admin'] as const;
-export type Grant = (typeof GRANTS)[number];
+export { GRANTS, type Grant };
 
 /** Instants past year 9999 (or not finite, like 1e309) are no instants: such a token is refused. */
 const LAST_INSTANT_S = 253_402_300_799;

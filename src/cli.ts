@@ -7,8 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { GRANTS, mintToken, type Grant } from './auth.ts';
-import { OP_COMMANDS, runOp, TAIL_GROUP, UsageError } from './cli/ops.ts';
+// Only ./cli/words.ts is imported up front: `--help` and usage mistakes print without loading the
+// SDK, jose or zod; each command imports what it runs (test/cli-start.test.ts).
+import { GRANTS, OP_COMMANDS, TAIL_GROUP, UsageError, type Grant } from './cli/words.ts';
 
 const USAGE = `usage: queen-timers <command> [options]
 
@@ -23,9 +24,10 @@ const USAGE = `usage: queen-timers <command> [options]
   timers list <queue> [--after <key>] [--limit <n>]   a queue's pending timers, by key
   timers peek <queue> <timerKey>                      one pending timer
   timers cancel <queue> <timerKey>                    cancel it (cancelled, too_late or absent)
-  tail <queue> [--partition <p>] [--group <g>] [--count <n>]
-      frames as they arrive, read and acknowledged by consumer group "${TAIL_GROUP}"
-      (an observer: it never holds completed retention); --count stops after n frames
+  tail <queue> [--partition <p>] [--group <g>] [--count <n>] [--from-beginning]
+      frames as they arrive from now on (--from-beginning: the queue's frames first), read and
+      acknowledged by a new observer group "${TAIL_GROUP}:<id>" (it never holds completed
+      retention) or by --group; --count stops after n frames
   dlq list [--queue <q>] [--group <g>] [--limit <n>] [--offset <n>]   dead letters, oldest first
   dlq replay <id>                                     push a dead letter again as a new frame
   plan get <tenant>                                   a tenant's plan (operator token)
@@ -65,7 +67,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     console.log(USAGE);
     return command === undefined ? 2 : 0;
   }
-  if (OP_COMMANDS.includes(command)) return runOp(command, rest, env, (line) => console.log(line));
+  if ((OP_COMMANDS as readonly string[]).includes(command)) {
+    const { runOp } = await import('./cli/ops.ts');
+    return runOp(command, rest, env, (line) => console.log(line));
+  }
   if (command !== 'token') throw new UsageError(`unknown command "${command}"`);
   const { values } = parseArgs({
     args: rest,
@@ -93,6 +98,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (grants.includes('admin') && values.tenant !== operator) {
     console.error(`note: the admin grant counts only on tokens of tenant "${operator}"; this token's admin grant will be refused`);
   }
+  const { mintToken } = await import('./auth.ts');
   const token = await mintToken(await secretOf(env), {
     tenant: values.tenant,
     sub: values.sub,

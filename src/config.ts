@@ -16,7 +16,15 @@ export const configSchema = z
     PORT: int(6632, 0)
       .refine((p) => p <= 65535, 'must be a port number 0..65535')
       .describe('HTTP port; `0` picks a free one.'),
-    HOST: z.string().default('0.0.0.0').describe('interface to listen on.'),
+    // Unset, the embedded dev broker (which prints an operator token at start) binds 127.0.0.1 so that
+    // it is not reachable from the network by accident; with DATABASE_URL, 0.0.0.0: the production
+    // shape behind a load balancer or in a container. Resolved by the transform at the end of this schema.
+    HOST: z
+      .string()
+      .optional()
+      .describe(
+        'the address to listen on; unset: 127.0.0.1 without DATABASE_URL (the dev broker), 0.0.0.0 with it. HOST=0.0.0.0 opens the dev broker to the network.',
+      ),
     DATABASE_URL: z
       .string()
       .url()
@@ -152,7 +160,8 @@ export const configSchema = z
   .refine((c) => c.QUEEN_SWEEPER_MIN_SLEEP_MS <= c.QUEEN_SWEEPER_MAX_SLEEP_MS, {
     message: 'QUEEN_SWEEPER_MIN_SLEEP_MS must not exceed QUEEN_SWEEPER_MAX_SLEEP_MS',
     path: ['QUEEN_SWEEPER_MIN_SLEEP_MS'],
-  });
+  })
+  .transform((c) => ({ ...c, HOST: c.HOST ?? (c.DATABASE_URL ? '0.0.0.0' : '127.0.0.1') }));
 
 export type Config = z.infer<typeof configSchema>;
 

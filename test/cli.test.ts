@@ -225,21 +225,46 @@ describe('the CLI over the REST API (compiled, through the SDK)', () => {
     expect((await cli(['timers', 'peek', 'reminders', 'trial:b', '--json'])).stdout.trim()).toBe(JSON.stringify({ found: false }, null, 2));
   });
 
-  it('tails a queue as an observer group, and lists and replays dead letters', async () => {
+  /** The frames `tail --json` printed: [txn, group, data]. */
+  const framesOf = (stdout: string) =>
+    stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .map((f) => [f.transactionId, f.consumerGroup, f.data]);
+  const OBSERVER = /^__observer:queen-timers-tail:[0-9a-z]+$/;
+
+  it('tails from new frames by default: a new observer group of its own, none of the history', async () => {
+    await push(tb, [{ queue: 'news', payload: { n: 1 }, transactionId: 'old1' }]);
+    const tailing = cli(['tail', 'news', '--count', '1', '--json']);
+    // Registered (at the partition's end) before the next frame is pushed.
+    await waitFor(
+      async () =>
+        (await tb.sql.query("SELECT 1 FROM consumer_groups WHERE queue = 'news' AND consumer_group LIKE '__observer:queen-timers-tail:%'"))
+          .rowCount,
+    );
+    await push(tb, [{ queue: 'news', payload: { n: 2 }, transactionId: 'new2' }]);
+    const tailed = await tailing;
+    expect(tailed.code).toBe(0);
+    const frames = framesOf(tailed.stdout);
+    expect(frames.map(([txn, , data]) => [txn, data])).toEqual([['new2', { n: 2 }]]);
+    expect(frames[0]![1]).toMatch(OBSERVER);
+  });
+
+  it('tails from the beginning with --from-beginning, then lists and replays dead letters', async () => {
     await push(tb, [
       { queue: 'events', payload: { n: 1 }, transactionId: 'e1' },
       { queue: 'events', payload: { n: 2 }, transactionId: 'e2' },
     ]);
-    const tailed = await cli(['tail', 'events', '--count', '2', '--json']);
+    const tailed = await cli(['tail', 'events', '--from-beginning', '--count', '2', '--json']);
     expect(tailed.code).toBe(0);
-    const frames = tailed.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(frames.map((f) => [f.transactionId, f.consumerGroup, f.data])).toEqual([
-      ['e1', '__observer:queen-timers-tail', { n: 1 }],
-      ['e2', '__observer:queen-timers-tail', { n: 2 }],
+    const frames = framesOf(tailed.stdout);
+    expect(frames.map(([txn, , data]) => [txn, data])).toEqual([
+      ['e1', { n: 1 }],
+      ['e2', { n: 2 }],
     ]);
+    expect(frames[0]![1]).toMatch(OBSERVER);
+    expect(frames[1]![1]).toBe(frames[0]![1]);
 
     const [frame] = (await pop(tb, '/api/v1/pop/queue/events')).body.messages;
     await ack(tb, frame, { status: 'dlq', error: 'unreadable' });

@@ -1,4 +1,4 @@
-// The SDK as its users get it: `npm pack` in sdk/ (whose prepare script builds dist/), the
+// The SDK as its users get it: `npm pack` in sdk/ (whose prepack script builds dist/), the
 // tarball installed offline into a scratch project, and then only the package's public entry
 // points — an ES module that imports it and a CommonJS script that requires it, each calling a
 // real broker — and a TypeScript consumer compiled with strict and exactOptionalPropertyTypes
@@ -25,6 +25,7 @@ let tb: TestBroker;
 let work: string;
 let project: string;
 let childEnv: Record<string, string>;
+let installOutput: string;
 
 /** A child process, awaited without blocking: the broker it calls answers from this process. */
 function run(file: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
@@ -192,7 +193,8 @@ beforeAll(async () => {
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', version: '1.0.0', private: true }));
   const install = ['install', '--offline', '--no-audit', '--no-fund', join(packed, tarballs[0])];
-  mustSucceed('npm install', await run('npm', install, project));
+  const installed = mustSucceed('npm install', await run('npm', install, project));
+  installOutput = installed.stdout + installed.stderr;
 }, 180_000);
 
 afterAll(async () => {
@@ -217,6 +219,12 @@ describe('the packed SDK', () => {
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
     expect(manifest).not.toHaveProperty('dependencies');
     expect(manifest).not.toHaveProperty('peerDependencies');
+  });
+
+  it('installs with no script of its own to run: no install-scripts warning for its users', () => {
+    const manifest = JSON.parse(readFileSync(join(project, INSTALLED, 'package.json'), 'utf8'));
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts ?? {}).not.toHaveProperty(script);
+    expect(installOutput).not.toMatch(/install-scripts|allowScripts/);
   });
 
   it('imported from an ES module: loads dist/esm, schedules and peeks a timer, and throws its QueenTimersError', async () => {

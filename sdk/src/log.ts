@@ -24,6 +24,11 @@ export interface PopOptions extends CallOptions {
   /** Default `__QUEUE_MODE__` (competing consumers). */
   consumerGroup?: string | undefined;
   autoAck?: boolean | undefined;
+  /**
+   * Where a named group new to the queue starts (read on its first pop only): `all` (the default)
+   * at the beginning of each partition, `new` after its newest frame.
+   */
+  subscriptionMode?: 'all' | 'new' | undefined;
 }
 
 export type AckStatus = 'completed' | 'failed' | 'dlq';
@@ -82,6 +87,7 @@ export class Log {
         timeout: opts.timeoutMs,
         consumerGroup: opts.consumerGroup,
         autoAck: opts.autoAck,
+        subscriptionMode: opts.subscriptionMode,
       },
       signal: opts.signal,
     });

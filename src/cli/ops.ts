@@ -4,11 +4,9 @@
 import { parseArgs } from 'node:util';
 import { createClient, QueenTimersError, type QueenTimersClient } from '../../sdk/src/index.ts';
 import { table } from './table.ts';
+import { OP_COMMANDS, TAIL_GROUP, UsageError, type OpCommand } from './words.ts';
 
-export class UsageError extends Error {}
-
-/** The consumer group `tail` reads with unless --group says otherwise (see docs/cli.md). */
-export const TAIL_GROUP = '__observer:queen-timers-tail';
+export { OP_COMMANDS, TAIL_GROUP, UsageError };
 
 interface Globals {
   url: string;
@@ -26,7 +24,7 @@ type Print = (line: string) => void;
 
 /** Runs one REST command; returns the exit code. */
 export async function runOp(command: string, argv: string[], env: NodeJS.ProcessEnv, print: Print): Promise<number> {
-  const spec = COMMANDS[command];
+  const spec = (COMMANDS as Record<string, Spec | undefined>)[command];
   if (!spec) throw new UsageError(`unknown command "${command}"`);
   const [sub, ...rest] = spec.subcommands ? argv : ['', ...argv];
   const run = spec.subcommands ? spec.subcommands[sub ?? ''] : spec.run;
@@ -134,10 +132,16 @@ const timers: Record<string, Run> = {
 async function tail(c: Ctx): Promise<number> {
   const [queue] = args(c, ['queue']);
   const count = int(c, 'count');
-  const group = (c.values.group as string | undefined) ?? TAIL_GROUP;
+  // Every tail is a new observer of its own (a group named for this call), so that it starts where
+  // `tail -f` does: at the frames that arrive from now on; --from-beginning replays the queue first.
+  // A group given with --group starts so only on its first pop; later it resumes at its cursors.
+  const group =
+    (c.values.group as string | undefined) ?? `${TAIL_GROUP}:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const fromBeginning = Boolean(c.values['from-beginning']);
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
-  if (!c.g.json) c.print(`tailing ${queue} as consumer group "${group}" (Ctrl-C stops)`);
+  if (!c.g.json)
+    c.print(`tailing ${queue} ${fromBeginning ? 'from the beginning' : 'from new frames'} as consumer group "${group}" (Ctrl-C stops)`);
   for (let seen = 0; count === undefined || seen < count;) {
     let frames;
     try {
@@ -145,6 +149,7 @@ async function tail(c: Ctx): Promise<number> {
         consumerGroup: group,
         partition: c.values.partition as string | undefined,
         autoAck: true,
+        subscriptionMode: fromBeginning ? 'all' : 'new',
         wait: true,
         timeoutMs: 10_000,
         batch: count === undefined ? 100 : Math.min(100, count - seen),
@@ -195,8 +200,6 @@ const PLAN_OPTIONS = {
   'max-pending-timers': 'maxPendingTimers',
   'schedule-rate': 'scheduleRatePerSecond',
   'storage-limit-bytes': 'storageLimitBytes',
-  'max-schedules': 'maxSchedules',
-  'min-schedule-interval-seconds': 'minScheduleIntervalSeconds',
 } as const;
 
 const showPlan = (c: Ctx, plan: Awaited<ReturnType<QueenTimersClient['admin']['plan']>>) =>
@@ -289,9 +292,12 @@ async function stats(c: Ctx): Promise<number> {
   });
 }
 
-const COMMANDS: Record<string, Spec> = {
+const COMMANDS: Record<OpCommand, Spec> = {
   timers: { options: { after: { type: 'string' }, limit: { type: 'string' } }, subcommands: timers },
-  tail: { options: { partition: { type: 'string' }, group: { type: 'string' }, count: { type: 'string' } }, run: tail },
+  tail: {
+    options: { partition: { type: 'string' }, group: { type: 'string' }, count: { type: 'string' }, 'from-beginning': { type: 'boolean' } },
+    run: tail,
+  },
   dlq: {
     options: { queue: { type: 'string' }, group: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } },
     subcommands: dlq,
@@ -303,5 +309,3 @@ const COMMANDS: Record<string, Spec> = {
   cluster: { options: { 'produce-blocked': { type: 'string' }, 'sweeper-paused': { type: 'string' } }, subcommands: cluster },
   stats: { run: stats },
 };
-
-export const OP_COMMANDS = Object.keys(COMMANDS);

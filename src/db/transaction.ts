@@ -59,6 +59,16 @@ export async function replayOnConflict<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Whether a client writes each query as soon as it is issued (pg's `pipeline`, src/db/index.ts).
+ * Only such a client may be handed a query while another is in flight; on any other (the embedded
+ * database's) pg queues the second behind the first and warns that it will refuse it in pg 9, so
+ * there the statements are awaited one after the other.
+ */
+function pipelines(client: Queryable): boolean {
+  return (client as { pipeline?: unknown }).pipeline === true;
+}
+
 /** Clients whose transaction commitWith() already committed: the runner sends no COMMIT of its own. */
 const committed = new WeakSet<object>();
 
@@ -69,6 +79,12 @@ const committed = new WeakSet<object>();
  * error is thrown. Nothing may run on `tx` afterwards: it is no longer in the transaction.
  */
 export async function commitWith<R extends pg.QueryResultRow>(tx: Queryable, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+  if (!pipelines(tx)) {
+    const result = await tx.query<R>(text, values);
+    await tx.query('COMMIT');
+    committed.add(tx);
+    return result;
+  }
   const last = tx.query<R>(text, values);
   const commit = tx.query('COMMIT');
   commit.catch(() => {});
@@ -94,6 +110,7 @@ async function once<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>, set
     // Its failure fails that statement too; it is re-raised here before COMMIT in any case.
     const begun = client.query(setup ? `BEGIN; ${setup}` : 'BEGIN');
     begun.catch(() => {});
+    if (!pipelines(client)) await begun;
     const result = await fn(client);
     await begun;
     if (!committed.delete(client)) await client.query('COMMIT');

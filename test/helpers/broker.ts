@@ -33,8 +33,9 @@ export interface TestBrokerOptions {
   /** Reuse a database URL (several brokers on one database); embedded mode ignores it. */
   databaseUrl?: string;
   sweeper?: boolean;
-  /** Log lines (pino JSON, level info and up) go here; none are written without it. */
+  /** Log lines (pino JSON, level info and up unless logLevel says otherwise) go here; none are written without it. */
   logLines?: string[];
+  logLevel?: 'debug' | 'info';
 }
 
 export async function startTestBroker(o: TestBrokerOptions = {}): Promise<TestBroker> {
@@ -56,7 +57,7 @@ export async function startTestBroker(o: TestBrokerOptions = {}): Promise<TestBr
   let address: string;
   try {
     const lines = o.logLines;
-    const logger = lines ? { level: 'info', stream: { write: (line: string) => void lines.push(line) } } : false;
+    const logger = lines ? { level: o.logLevel ?? 'info', stream: { write: (line: string) => void lines.push(line) } } : false;
     broker = await createBroker(config, { dataDir: 'memory://', listen: o.listen ?? false, logger });
     address = await broker.start();
   } catch (err) {
