@@ -452,9 +452,16 @@ interface Row {
   error?: string;
 }
 
-function machine(server: string) {
+async function machine(server: string) {
   const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
-  const pgVersion = spawnSync('psql', [server, '-Atc', 'SHOW server_version'], { encoding: 'utf8' }).stdout.trim() || 'unknown';
+  const c = new pg.Client({ connectionString: server });
+  await c.connect();
+  let pgVersion: string;
+  try {
+    pgVersion = (await c.query('SHOW server_version')).rows[0].server_version;
+  } finally {
+    await c.end();
+  }
   return {
     nproc: os.cpus().length,
     cpu,
@@ -468,7 +475,7 @@ function machine(server: string) {
 
 /** Processes of other users of the machine busy enough to move the figures (not this bench's own). */
 function busyProcesses(): string {
-  const ps = spawnSync('ps', ['-eo', 'pid,ppid,pcpu,args', '--sort=-pcpu'], { encoding: 'utf8' }).stdout.split('\n').slice(1);
+  const ps = spawnSync('ps', ['-eo', 'pid,ppid,pcpu,args', '--sort=-pcpu'], { encoding: 'utf8' }).stdout?.split('\n').slice(1) ?? [];
   return ps
     .map((l) => l.trim().split(/\s+/))
     .filter(([pid, ppid, cpu]) => Number(cpu) > 5 && Number(pid) !== process.pid && Number(ppid) !== process.pid)
@@ -487,7 +494,7 @@ export async function runPeers(args: string[]): Promise<number> {
   }
   const o = options(args);
   const server = process.env.DATABASE_URL || DEFAULT_SERVER;
-  const m = machine(server);
+  const m = await machine(server);
   const redis = redisVersion();
   const started = new Date();
   const othersAtStart = busyProcesses();
