@@ -1,14 +1,14 @@
 // npm run bench -- peers [--quick] [--n=20000] [--trickle=2000] [--only=graphile-worker,bullmq]
 // queen-timers beside three job queues for Node.js that hold delayed jobs: graphile-worker and pg-boss
 // (on PostgreSQL) and BullMQ (on Redis), each with its default settings and its fastest documented
-// ones, measuring what `npm run bench` measures:
-//   schedule  N jobs due an hour out, 256 per batch call, 8 calls in flight (queen-timers: the same
-//             shape over HTTP, POST /api/v1/timers), jobs/s; no worker running
+// ones, measuring what `npm run bench` measures, in its order:
 //   fire      N jobs already due when the worker starts: jobs/s from the worker's start until the
 //             last is handed to a handler (queen-timers: until the last frame is in the log)
 //   trickle   a warm-up of 200 jobs over 2 s, then T jobs scheduled one at a time over S seconds,
 //             each due 50 ms – 2 s later: lag of the handler's start behind the due instant,
 //             p50/p95/p99/max (queen-timers: the log's created_at − deliver_at)
+//   schedule  N jobs due an hour out, 256 per batch call, 8 calls in flight (queen-timers: the same
+//             shape over HTTP, POST /api/v1/timers), jobs/s; no worker running
 // Each configuration runs in a child process of its own on a scratch database of its own (created
 // and dropped here) on the PostgreSQL server at DATABASE_URL (default 127.0.0.1:5432); BullMQ gets
 // a redis-server of its own on a free private port, with the AOF fsynced every second as BullMQ's
@@ -255,27 +255,6 @@ async function waitUntil(done: () => boolean, deadline: number) {
 }
 
 async function measurePeer(peer: Peer, o: Options) {
-  // schedule: 256 jobs a call, 8 calls in flight, no worker running.
-  const batches: JobData[][] = [];
-  const inAnHour = Date.now() + 3_600_000;
-  for (let from = 0; from < o.n; from += 256) {
-    batches.push(Array.from({ length: Math.min(256, o.n - from) }, (_, k) => ({ i: from + k, due: inAnHour })));
-  }
-  await peer.addBatch('schedule', batches[0]); // connections and prepared statements, not timed
-  let next = 1;
-  const scheduleStarted = performance.now();
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < batches.length) await peer.addBatch('schedule', batches[next++]);
-    }),
-  );
-  const scheduleSeconds = (performance.now() - scheduleStarted) / 1000;
-  const schedule = {
-    n: o.n - batches[0].length,
-    seconds: round(scheduleSeconds, 3),
-    jobsPerSec: round((o.n - batches[0].length) / scheduleSeconds),
-  };
-
   // fire: N jobs due a second ago, then the worker starts.
   const dueAt = Date.now() - 1000;
   for (let from = 0; from < o.n; from += 5_000) {
@@ -330,6 +309,27 @@ async function measurePeer(peer: Peer, o: Options) {
     minMs: round(sorted[0], 1),
     earlyJobs: early,
   };
+  // schedule: 256 jobs a call, 8 calls in flight, no worker running.
+  const batches: JobData[][] = [];
+  const inAnHour = Date.now() + 3_600_000;
+  for (let from = 0; from < o.n; from += 256) {
+    batches.push(Array.from({ length: Math.min(256, o.n - from) }, (_, k) => ({ i: from + k, due: inAnHour })));
+  }
+  await peer.addBatch('schedule', batches[0]); // connections and prepared statements, not timed
+  let next = 1;
+  const scheduleStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < batches.length) await peer.addBatch('schedule', batches[next++]);
+    }),
+  );
+  const scheduleSeconds = (performance.now() - scheduleStarted) / 1000;
+  const schedule = {
+    n: o.n - batches[0].length,
+    seconds: round(scheduleSeconds, 3),
+    jobsPerSec: round((o.n - batches[0].length) / scheduleSeconds),
+  };
+
   return { schedule, fire, trickle };
 }
 
@@ -506,7 +506,7 @@ export async function runPeers(args: string[]): Promise<number> {
   if (want('queen-timers')) {
     console.error('# queen-timers …');
     try {
-      const out = await runChild([join(HERE, 'run.ts'), 'schedule', 'fire', 'trickle', ...sizeArgs], {
+      const out = await runChild([join(HERE, 'run.ts'), 'fire', 'trickle', 'schedule', ...sizeArgs], {
         ...process.env,
         DATABASE_URL: server,
         LOG_LEVEL: 'warn',
