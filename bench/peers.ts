@@ -476,9 +476,13 @@ async function machine(server: string) {
 /** Processes of other users of the machine busy enough to move the figures (not this bench's own). */
 function busyProcesses(): string {
   const ps = spawnSync('ps', ['-eo', 'pid,ppid,pcpu,args', '--sort=-pcpu'], { encoding: 'utf8' }).stdout?.split('\n').slice(1) ?? [];
-  return ps
-    .map((l) => l.trim().split(/\s+/))
-    .filter(([pid, ppid, cpu]) => Number(cpu) > 5 && Number(pid) !== process.pid && Number(ppid) !== process.pid)
+  const procs = ps.filter((l) => l.trim()).map((l) => l.trim().split(/\s+/));
+  const parent = new Map(procs.map(([pid, ppid]) => [Number(pid), Number(ppid)]));
+  const ours = new Set<number>();
+  for (let pid = process.pid; pid > 1 && !ours.has(pid); pid = parent.get(pid) ?? 0) ours.add(pid); // npm, tsx, this
+  const mine = (pid: number): boolean => pid === process.pid || (pid > 1 && parent.has(pid) && mine(parent.get(pid)!));
+  return procs
+    .filter(([pid, , cpu]) => Number(cpu) > 5 && !ours.has(Number(pid)) && !mine(Number(pid)))
     .filter(([, , , cmd]) => cmd !== 'ps')
     .slice(0, 8)
     .map(([pid, , cpu, ...cmd]) => `${pid.padStart(7)} ${cpu.padStart(5)}%  ${cmd.join(' ').slice(0, 110)}`)
@@ -503,8 +507,11 @@ export async function runPeers(args: string[]): Promise<number> {
   const rows: Row[] = [];
   const want = (system: string) => !o.only || o.only.includes(system);
 
-  if (want('queen-timers')) {
-    console.error('# queen-timers …');
+  // queen-timers runs first and again last: on a shared machine the load drifts within the run, and
+  // the peers are compared with the mean of the two.
+  const runQueen = async (when: string): Promise<Row> => {
+    console.error(`# queen-timers (${when}) …`);
+    const name = `queen-timers ${JSON.parse(readFileSync(join(HERE, '..', 'package.json'), 'utf8')).version} (${when})`;
     try {
       const out = await runChild([join(HERE, 'run.ts'), 'fire', 'trickle', 'schedule', ...sizeArgs], {
         ...process.env,
@@ -517,8 +524,8 @@ export async function runPeers(args: string[]): Promise<number> {
         .map((l) => JSON.parse(l));
       const get = (measure: string) => lines.find((l) => l.measure === measure) ?? {};
       const t = get('trickle');
-      rows.push({
-        name: `queen-timers ${JSON.parse(readFileSync(join(HERE, '..', 'package.json'), 'utf8')).version}`,
+      return {
+        name,
         label: 'defaults; schedule over HTTP (POST /api/v1/timers)',
         clock: "database's",
         scheduleJobsPerSec: get('schedule').opsPerSec,
@@ -527,11 +534,12 @@ export async function runPeers(args: string[]): Promise<number> {
         p95: t.p95Ms,
         p99: t.p99Ms,
         max: t.maxMs,
-      });
+      };
     } catch (err) {
-      rows.push({ name: 'queen-timers', label: 'defaults', clock: "database's", error: (err as Error).message });
+      return { name, label: 'defaults', clock: "database's", error: (err as Error).message };
     }
-  }
+  };
+  if (want('queen-timers')) rows.push(await runQueen('first'));
 
   for (const s of SETTINGS.filter((x) => want(x.system))) {
     const name = `${s.system} ${s.setting}`;
@@ -581,9 +589,21 @@ export async function runPeers(args: string[]): Promise<number> {
     rows.push(row);
   }
 
+  if (want('queen-timers')) rows.push(await runQueen('last'));
   const minutes = ((Date.now() - started.getTime()) / 60_000).toFixed(1);
   const othersAtEnd = busyProcesses();
-  const queen = rows.find((r) => r.name.startsWith('queen-timers') && !r.error);
+  const queens = rows.filter((r) => r.name.startsWith('queen-timers') && !r.error);
+  const mean = (k: 'scheduleJobsPerSec' | 'fireJobsPerSec' | 'p50' | 'p99' | 'max') =>
+    queens.reduce((sum, r) => sum + (r[k] ?? 0), 0) / queens.length;
+  const queen = queens.length
+    ? {
+        scheduleJobsPerSec: mean('scheduleJobsPerSec'),
+        fireJobsPerSec: mean('fireJobsPerSec'),
+        p50: mean('p50'),
+        p99: mean('p99'),
+        max: mean('max'),
+      }
+    : undefined;
   const fmt = (v: number | undefined, digits = 0) => (v === undefined ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits }));
   const ratio = (v: number | undefined, ref: number | undefined) =>
     v === undefined || !ref ? '–' : `${(v / ref).toFixed(v / ref < 0.1 ? 3 : 2)}×`;
@@ -621,12 +641,13 @@ export async function runPeers(args: string[]): Promise<number> {
   if (queen) {
     out.push(
       '',
-      'Against queen-timers in the same run (throughput: peer ÷ queen-timers, higher is faster; lag: peer ÷ queen-timers, higher is slower):',
+      `Against queen-timers in the same run, the mean of its ${queens.length === 2 ? 'first and last runs' : 'run'} ` +
+        '(throughput: peer ÷ queen-timers, higher is faster; lag: peer ÷ queen-timers, higher is slower):',
       '',
     );
     out.push('| system | schedule | fire | trickle p50 | p99 | max |');
     out.push('|---|---:|---:|---:|---:|---:|');
-    for (const r of rows.filter((x) => x !== queen && !x.error)) {
+    for (const r of rows.filter((x) => !queens.includes(x) && !x.error)) {
       out.push(
         `| ${r.name} | ${ratio(r.scheduleJobsPerSec, queen.scheduleJobsPerSec)} | ${ratio(r.fireJobsPerSec, queen.fireJobsPerSec)} | ` +
           `${ratio(r.p50, queen.p50)} | ${ratio(r.p99, queen.p99)} | ${ratio(r.max, queen.max)} |`,
