@@ -14,7 +14,7 @@
 // a redis-server of its own on a free private port, with the AOF fsynced every second as BullMQ's
 // production guide asks, in a temporary directory, stopped and removed after its run.
 // The peers' packages live in bench/peers/ (cd bench/peers && npm ci), apart from the broker's.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
@@ -430,6 +430,8 @@ async function startRedis() {
 function runChild(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--import', 'tsx', ...argv], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    running.add(p);
+    p.on('exit', () => running.delete(p));
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.on('error', reject);
@@ -489,7 +491,21 @@ function busyProcesses(): string {
     .join('\n');
 }
 
+/** The measuring child in flight, stopped on an interrupt before its database or Redis goes. */
+const running = new Set<ChildProcess>();
+/** Drops the scratch database or stops the redis-server of the configuration in flight. */
+let onInterrupt: (() => Promise<void>) | undefined;
+let interrupted = false;
+
 export async function runPeers(args: string[]): Promise<number> {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`# ${signal}: cleaning up`);
+      interrupted = true;
+      for (const p of running) p.kill('SIGKILL');
+      void (onInterrupt?.() ?? Promise.resolve()).finally(() => process.exit(130));
+    });
+  }
   if (!existsSync(join(PEERS_DIR, 'node_modules'))) {
     console.error(
       'The peers are not installed. Install them first (their own lockfile, apart from the broker):\n  cd bench/peers && npm ci',
@@ -542,10 +558,12 @@ export async function runPeers(args: string[]): Promise<number> {
   if (want('queen-timers')) rows.push(await runQueen('first'));
 
   for (const s of SETTINGS.filter((x) => want(x.system))) {
+    if (interrupted) break;
     const name = `${s.system} ${s.setting}`;
     console.error(`# ${name} …`);
     const row: Row = { name, label: s.label, clock: "producer's" };
     let cleanup = async () => {};
+    onInterrupt = () => cleanup();
     try {
       let where: string;
       if (s.system === 'bullmq') {
@@ -584,6 +602,7 @@ export async function runPeers(args: string[]): Promise<number> {
     } catch (err) {
       row.error = (err as Error).message;
     } finally {
+      onInterrupt = undefined;
       await cleanup();
     }
     rows.push(row);
