@@ -17,6 +17,9 @@
 //   footprint production's install size and its embedded broker's RSS under light load for
 //             --minutes=N (default 5), beside the full install and an idle node (bench/footprint.ts;
 //             no broker here; not in the default set)
+//   peers     queen-timers beside graphile-worker, pg-boss and BullMQ, each with its default and its
+//             fastest documented settings, on the three measures above; one markdown table
+//             (bench/peers.ts; --quick for a smoke run; needs `cd bench/peers && npm ci` first)
 //   cli       the queen-timers CLI's start: `--help` through the compiled bin, 10 runs, median
 //             beside plain `node -e ''`, and beside `npx queen-timers` and the sources through tsx
 //             (no broker; not in the default set)
@@ -42,6 +45,7 @@ const chosen = args.filter((a) => !a.startsWith('--'));
 const measures = chosen.length > 0 ? chosen : ['fire', 'trickle', 'schedule'];
 const N = flag('n', 100_000);
 const TRICKLE = flag('trickle', 2_000);
+const TRICKLE_SPAN = flag('trickle-span', 18_000);
 const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef';
 const serverUrl = process.env.DATABASE_URL || undefined;
 const dbKind = serverUrl ? 'postgres' : 'embedded';
@@ -138,7 +142,7 @@ async function measureTrickle(
   if (!load) await reset(sql);
   const loaded = load?.();
   const sweeper = startSweeper(broker.services);
-  // 2,000 schedules spread over 18 s, each due 50 ms – 2 s later; each is announced the way the
+  // 2,000 schedules spread over 18 s (--trickle, --trickle-span), each due 50 ms – 2 s later; each is announced the way the
   // schedule route does it (events.timerScheduled), so the sweeper's wake-ups are exercised too.
   // A 2 s warm-up on another queue runs first and is not measured: the first second of a fresh
   // process (V8 and, embedded, PGlite's wasm still compiling hot paths) showed 50–120 ms lags.
@@ -160,7 +164,7 @@ async function measureTrickle(
     }
   };
   await run('warmup', 200, 2_000);
-  await run('trickle', TRICKLE, 18_000);
+  await run('trickle', TRICKLE, TRICKLE_SPAN);
   for (;;) {
     const n = (await sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'trickle'`)).rows[0].n;
     if (n >= TRICKLE) break;
@@ -462,6 +466,12 @@ async function openBench(): Promise<Bench> {
 }
 
 async function main() {
+  if (measures.includes('peers')) {
+    // Brokers and peers each in child processes of their own (bench/peers.ts): nothing opened here.
+    const { runPeers } = await import('./peers.ts');
+    process.exitCode = await runPeers(args);
+    return;
+  }
   if (measures.includes('cli')) measureCli();
   if (measures.includes('footprint'))
     await measureFootprint({ minutes: flag('minutes', 5), emit: (line) => console.log(JSON.stringify(line)) });
