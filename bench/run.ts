@@ -253,7 +253,7 @@ async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Prom
  * Peeks (2,000, random keys) and list pages (1,000 of 100 rows, random start) of the timers measureSchedule left:
  * latency over HTTP, from a client process of its own (bench/client.mjs, as the log bench does, so
  * the client's CPU is not the broker's event loop's), then the same paths from fetch in this
- * process (what the fourth and fifth sessions reported: the figures with `InProcess`).
+ * process (the figures named `...InProcess`, which include the client's own CPU).
  */
 async function measureReads(base: string): Promise<Record<string, any>> {
   const token = await mintToken(SECRET, { tenant: 'bench', sub: 'bench', grants: ['read'] });
