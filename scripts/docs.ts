@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { z } from 'zod';
-import { configSchema } from '../src/config.ts';
+import { configFields } from '../src/config.ts';
 import { ERRORS } from '../src/errors.ts';
 
 const run = promisify(execFile);
@@ -35,9 +35,8 @@ export function docFiles(): string[] {
 
 // ── configuration ────────────────────────────────────────────────────────────────────────────
 
-/** The object schema under configSchema's refinements. */
 function configShape(): Record<string, z.ZodType> {
-  return (configSchema as unknown as { shape: Record<string, z.ZodType> }).shape;
+  return configFields.shape;
 }
 
 function defaultOf(schema: z.ZodType): unknown {

@@ -11,136 +11,138 @@ const bool = (def: boolean) =>
     .default(def ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 
-export const configSchema = z
-  .object({
-    PORT: int(6632, 0)
-      .refine((p) => p <= 65535, 'must be a port number 0..65535')
-      .describe('HTTP port; `0` picks a free one.'),
-    // Unset, the embedded dev broker (which prints an operator token at start) binds 127.0.0.1 so that
-    // it is not reachable from the network by accident; with DATABASE_URL, 0.0.0.0: the production
-    // shape behind a load balancer or in a container. Resolved by the transform at the end of this schema.
-    HOST: z
-      .string()
-      .optional()
-      .describe(
-        'the address to listen on; unset: 127.0.0.1 without DATABASE_URL (the dev broker), 0.0.0.0 with it. HOST=0.0.0.0 opens the dev broker to the network.',
-      ),
-    DATABASE_URL: z
-      .string()
-      .url()
-      .optional()
-      .describe('a PostgreSQL ≥ 14 server (or a PgBouncer in front of it); unset: embedded PGlite in QUEEN_DATA_DIR (a single broker).'),
-    QUEEN_DIRECT_DATABASE_URL: z
-      .string()
-      .url()
-      .optional()
-      .describe(
-        'with DATABASE_URL on a transaction-pooling PgBouncer: the server itself, for what needs a database session (migrations, LISTEN, the sweeper, maintenance); unset: DATABASE_URL.',
-      ),
-    QUEEN_DATA_DIR: z
-      .string()
-      .default('.queen-data')
-      .describe('embedded mode: the folder holding the database files and the dev JWT secret.'),
-    QUEEN_DB_STARTUP_TIMEOUT_MS: int(30_000, 0).describe(
-      'how long a starting broker retries a database it cannot reach (backoff 250 ms → 5 s) before it exits 1, in milliseconds.',
+/** The variables themselves, each with its description (the docs' configuration table is rendered from these). */
+export const configFields = z.object({
+  PORT: int(6632, 0)
+    .refine((p) => p <= 65535, 'must be a port number 0..65535')
+    .describe('HTTP port; `0` picks a free one.'),
+  // Unset, the embedded dev broker (which prints an operator token at start) binds 127.0.0.1 so that
+  // it is not reachable from the network by accident; with DATABASE_URL, 0.0.0.0: the production
+  // shape behind a load balancer or in a container. Resolved by the transform at the end of this schema.
+  HOST: z
+    .string()
+    .optional()
+    .describe(
+      'the address to listen on; unset: 127.0.0.1 without DATABASE_URL (the dev broker), 0.0.0.0 with it. HOST=0.0.0.0 opens the dev broker to the network.',
     ),
-    QUEEN_DB_POOL_SIZE: int(10, 1).describe(
-      'connections per broker for the request path (the sweeper has its own small pool; embedded: at most 4).',
+  DATABASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe('a PostgreSQL ≥ 14 server (or a PgBouncer in front of it); unset: embedded PGlite in QUEEN_DATA_DIR (a single broker).'),
+  QUEEN_DIRECT_DATABASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'with DATABASE_URL on a transaction-pooling PgBouncer: the server itself, for what needs a database session (migrations, LISTEN, the sweeper, maintenance); unset: DATABASE_URL.',
     ),
-    QUEEN_OPERATOR_TENANT: tenantName
-      .default('operator')
-      .describe("the tenant whose credentials may use the admin grant; every other tenant's admin grant is refused."),
-    QUEEN_JWT_SECRET: z
-      .string()
-      .min(32, 'must be at least 32 characters (HS256 key)')
-      .optional()
-      .describe(
-        'HS256 key, at least 32 characters; required with DATABASE_URL unless QUEEN_JWT_PUBLIC_KEY or QUEEN_JWT_JWKS_URL is set (only one of the three).',
-      ),
-    QUEEN_JWT_JWKS_URL: z.string().url().optional().describe('a JWKS endpoint that verifies tokens.'),
-    QUEEN_JWT_PUBLIC_KEY: z
-      .string()
-      .optional()
-      .describe('PEM public key that verifies tokens: RSA (RS256, PS256), EC P-256 (ES256) or Ed25519 (EdDSA).'),
-    QUEEN_ENCRYPTION_KEY: z
-      .string()
-      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit AES key)')
-      .optional()
-      .describe('64 hex characters: the AES-256-GCM key of queues that encrypt at rest.'),
-    QUEEN_SWEEPER_MIN_SLEEP_MS: int(1, 0).describe('shortest sleep between sweeper passes, in milliseconds.'),
-    QUEEN_SWEEPER_MAX_SLEEP_MS: int(1000, 1).describe(
-      'longest sleep between sweeper passes, in milliseconds: a lost wake-up costs at most this much lag.',
+  QUEEN_DATA_DIR: z
+    .string()
+    .default('.queen-data')
+    .describe('embedded mode: the folder holding the database files and the dev JWT secret.'),
+  QUEEN_DB_STARTUP_TIMEOUT_MS: int(30_000, 0).describe(
+    'how long a starting broker retries a database it cannot reach (backoff 250 ms → 5 s) before it exits 1, in milliseconds.',
+  ),
+  QUEEN_DB_POOL_SIZE: int(10, 1).describe(
+    'connections per broker for the request path (the sweeper has its own small pool; embedded: at most 4).',
+  ),
+  QUEEN_OPERATOR_TENANT: tenantName
+    .default('operator')
+    .describe("the tenant whose credentials may use the admin grant; every other tenant's admin grant is refused."),
+  QUEEN_JWT_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters (HS256 key)')
+    .optional()
+    .describe(
+      'HS256 key, at least 32 characters; required with DATABASE_URL unless QUEEN_JWT_PUBLIC_KEY or QUEEN_JWT_JWKS_URL is set (only one of the three).',
     ),
-    QUEEN_SWEEPER_LEASE_MS: int(30_000, 100).describe(
-      "how long a sweeper's claim on a timer holds, in milliseconds: the longest a cancel answers too_late after a broker dies.",
+  QUEEN_JWT_JWKS_URL: z.string().url().optional().describe('a JWKS endpoint that verifies tokens.'),
+  QUEEN_JWT_PUBLIC_KEY: z
+    .string()
+    .optional()
+    .describe('PEM public key that verifies tokens: RSA (RS256, PS256), EC P-256 (ES256) or Ed25519 (EdDSA).'),
+  QUEEN_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (a 256-bit AES key)')
+    .optional()
+    .describe('64 hex characters: the AES-256-GCM key of queues that encrypt at rest.'),
+  QUEEN_SWEEPER_MIN_SLEEP_MS: int(1, 0).describe('shortest sleep between sweeper passes, in milliseconds.'),
+  QUEEN_SWEEPER_MAX_SLEEP_MS: int(1000, 1).describe(
+    'longest sleep between sweeper passes, in milliseconds: a lost wake-up costs at most this much lag.',
+  ),
+  QUEEN_SWEEPER_LEASE_MS: int(30_000, 100).describe(
+    "how long a sweeper's claim on a timer holds, in milliseconds: the longest a cancel answers too_late after a broker dies.",
+  ),
+  QUEEN_SWEEPER_MAX_ATTEMPTS: int(5, 1).describe("failed fires (permanent failures only) before a timer goes to its queue's DLQ."),
+  QUEEN_SWEEPER_BATCH_SIZE: int(1000, 1).describe('timers claimed and fired per transaction.'),
+  QUEEN_SWEEPER_ENABLED: bool(true).describe('false runs an API-only broker (no sweeper).'),
+  QUEEN_DEFAULT_HORIZON_SECONDS: int(90 * 24 * 3600, 1).describe(
+    "the cell's horizon in seconds (default 90 days); a tenant's plan may only narrow it.",
+  ),
+  QUEEN_DEFAULT_MAX_PAYLOAD_BYTES: int(1024 * 1024, 1).describe("the default plan's payload ceiling in bytes (never above 1 MiB)."),
+  QUEEN_DEFAULT_MAX_PENDING_TIMERS: int(1_000_000, 0).describe("the default plan's pending-timer quota per tenant."),
+  QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND: int(100_000, 1).describe("the default plan's schedule ops per second per tenant."),
+  QUEEN_DEFAULT_MAX_SCHEDULES: int(1_000, 0).describe(
+    "the default plan's limit on schedules per tenant (replacing a schedule's key is not a new one).",
+  ),
+  QUEEN_DEFAULT_MIN_SCHEDULE_INTERVAL_SECONDS: int(1, 1).describe(
+    "the default plan's shortest gap between two occurrences of one schedule, in seconds; a cron firing more often is refused at PUT.",
+  ),
+  QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0).describe("the default plan's storage limit per tenant in bytes; 0: no limit."),
+  QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024).describe(
+    'largest request body in bytes (larger: 413); the largest legal batch is 256 ops of 1 MiB payloads, base64.',
+  ),
+  QUEEN_HEADERS_TIMEOUT_MS: int(10_000, 100).describe(
+    "a request's headers must arrive within this many milliseconds of its first byte, or it is answered 408 request_timeout and the connection closed.",
+  ),
+  QUEEN_BODY_TIMEOUT_MS: int(30_000, 100).describe(
+    "the whole request, body included, must arrive within this many milliseconds; a long-poll's wait is not counted (its request has no body).",
+  ),
+  QUEEN_MAX_UNAUTHENTICATED_SOCKETS: int(1_000, 1).describe(
+    'connections per broker on which no request has carried a valid credential yet; one more closes the oldest (per broker, not per IP, so a load balancer in front does not defeat it).',
+  ),
+  QUEEN_DEFAULT_RETENTION_SECONDS: int(0, 0).describe(
+    'retention of queues that set none, in seconds: frames older than this are deleted; 0: keep.',
+  ),
+  QUEEN_DEFAULT_COMPLETED_RETENTION_SECONDS: int(0, 0).describe(
+    'the same for frames every consumer group has passed, in seconds; 0: keep.',
+  ),
+  QUEEN_RETENTION_INTERVAL_MS: int(1_000, 10).describe('how often each broker runs a retention pass, in milliseconds.'),
+  QUEEN_RETENTION_BATCH_SIZE: int(1_000, 1).describe(
+    'frames one retention transaction deletes at most (a pass runs up to 20 per partition).',
+  ),
+  QUEEN_LONGPOLL_PROBE_MS: int(1_000, 10).describe(
+    "how often waiting long-polls' groups are probed for frames no event announced (an expired lease), in milliseconds.",
+  ),
+  QUEEN_MAINTENANCE_MS: int(30_000, 1_000).describe(
+    'where autovacuum does not run (embedded PGlite, or a server with autovacuum off): how often a broker runs VACUUM (ANALYZE) on its tables itself, in milliseconds.',
+  ),
+  QUEEN_METRICS_QUEUE_INTERVAL_MS: int(15_000, 100).describe(
+    'how often each broker samples the per-queue gauges of /metrics, in milliseconds.',
+  ),
+  QUEEN_METRICS_QUEUES: int(50, 1).describe('series per per-queue gauge of /metrics: the largest queues only.'),
+  QUEEN_METRICS_AUTH: z
+    .enum(['none', 'token', 'operator'])
+    .default('none')
+    .describe(
+      'who may read /metrics: none (anyone reaching the port; keeps scrapers working), token (Bearer QUEEN_METRICS_TOKEN) or operator (an operator admin JWT).',
     ),
-    QUEEN_SWEEPER_MAX_ATTEMPTS: int(5, 1).describe("failed fires (permanent failures only) before a timer goes to its queue's DLQ."),
-    QUEEN_SWEEPER_BATCH_SIZE: int(1000, 1).describe('timers claimed and fired per transaction.'),
-    QUEEN_SWEEPER_ENABLED: bool(true).describe('false runs an API-only broker (no sweeper).'),
-    QUEEN_DEFAULT_HORIZON_SECONDS: int(90 * 24 * 3600, 1).describe(
-      "the cell's horizon in seconds (default 90 days); a tenant's plan may only narrow it.",
-    ),
-    QUEEN_DEFAULT_MAX_PAYLOAD_BYTES: int(1024 * 1024, 1).describe("the default plan's payload ceiling in bytes (never above 1 MiB)."),
-    QUEEN_DEFAULT_MAX_PENDING_TIMERS: int(1_000_000, 0).describe("the default plan's pending-timer quota per tenant."),
-    QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND: int(100_000, 1).describe("the default plan's schedule ops per second per tenant."),
-    QUEEN_DEFAULT_MAX_SCHEDULES: int(1_000, 0).describe(
-      "the default plan's limit on schedules per tenant (replacing a schedule's key is not a new one).",
-    ),
-    QUEEN_DEFAULT_MIN_SCHEDULE_INTERVAL_SECONDS: int(1, 1).describe(
-      "the default plan's shortest gap between two occurrences of one schedule, in seconds; a cron firing more often is refused at PUT.",
-    ),
-    QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0).describe("the default plan's storage limit per tenant in bytes; 0: no limit."),
-    QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024).describe(
-      'largest request body in bytes (larger: 413); the largest legal batch is 256 ops of 1 MiB payloads, base64.',
-    ),
-    QUEEN_HEADERS_TIMEOUT_MS: int(10_000, 100).describe(
-      "a request's headers must arrive within this many milliseconds of its first byte, or it is answered 408 request_timeout and the connection closed.",
-    ),
-    QUEEN_BODY_TIMEOUT_MS: int(30_000, 100).describe(
-      "the whole request, body included, must arrive within this many milliseconds; a long-poll's wait is not counted (its request has no body).",
-    ),
-    QUEEN_MAX_UNAUTHENTICATED_SOCKETS: int(1_000, 1).describe(
-      'connections per broker on which no request has carried a valid credential yet; one more closes the oldest (per broker, not per IP, so a load balancer in front does not defeat it).',
-    ),
-    QUEEN_DEFAULT_RETENTION_SECONDS: int(0, 0).describe(
-      'retention of queues that set none, in seconds: frames older than this are deleted; 0: keep.',
-    ),
-    QUEEN_DEFAULT_COMPLETED_RETENTION_SECONDS: int(0, 0).describe(
-      'the same for frames every consumer group has passed, in seconds; 0: keep.',
-    ),
-    QUEEN_RETENTION_INTERVAL_MS: int(1_000, 10).describe('how often each broker runs a retention pass, in milliseconds.'),
-    QUEEN_RETENTION_BATCH_SIZE: int(1_000, 1).describe(
-      'frames one retention transaction deletes at most (a pass runs up to 20 per partition).',
-    ),
-    QUEEN_LONGPOLL_PROBE_MS: int(1_000, 10).describe(
-      "how often waiting long-polls' groups are probed for frames no event announced (an expired lease), in milliseconds.",
-    ),
-    QUEEN_MAINTENANCE_MS: int(30_000, 1_000).describe(
-      'where autovacuum does not run (embedded PGlite, or a server with autovacuum off): how often a broker runs VACUUM (ANALYZE) on its tables itself, in milliseconds.',
-    ),
-    QUEEN_METRICS_QUEUE_INTERVAL_MS: int(15_000, 100).describe(
-      'how often each broker samples the per-queue gauges of /metrics, in milliseconds.',
-    ),
-    QUEEN_METRICS_QUEUES: int(50, 1).describe('series per per-queue gauge of /metrics: the largest queues only.'),
-    QUEEN_METRICS_AUTH: z
-      .enum(['none', 'token', 'operator'])
-      .default('none')
-      .describe(
-        'who may read /metrics: none (anyone reaching the port; keeps scrapers working), token (Bearer QUEEN_METRICS_TOKEN) or operator (an operator admin JWT).',
-      ),
-    QUEEN_METRICS_TOKEN: z
-      .string()
-      .min(16, 'must be at least 16 characters')
-      .optional()
-      .describe('the bearer secret of QUEEN_METRICS_AUTH=token, at least 16 characters.'),
-    QUEEN_METRICS_TENANT_LABELS: bool(true).describe(
-      'false: no series of /metrics names a tenant or a queue (the per-queue gauges are not sampled).',
-    ),
-    LOG_LEVEL: z
-      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-      .default('info')
-      .describe('pino level; logs are JSON on stdout, authorization redacted.'),
-  })
+  QUEEN_METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .optional()
+    .describe('the bearer secret of QUEEN_METRICS_AUTH=token, at least 16 characters.'),
+  QUEEN_METRICS_TENANT_LABELS: bool(true).describe(
+    'false: no series of /metrics names a tenant or a queue (the per-queue gauges are not sampled).',
+  ),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino level; logs are JSON on stdout, authorization redacted.'),
+});
+
+export const configSchema = configFields
   .refine((c) => [c.QUEEN_JWT_SECRET, c.QUEEN_JWT_PUBLIC_KEY, c.QUEEN_JWT_JWKS_URL].filter(Boolean).length <= 1, {
     message: 'set only one of QUEEN_JWT_SECRET, QUEEN_JWT_PUBLIC_KEY and QUEEN_JWT_JWKS_URL: tokens are verified with exactly one key',
     path: ['QUEEN_JWT_SECRET'],
