@@ -9,7 +9,7 @@ export class UsageError extends Error {}
 export const OP_COMMANDS = ['timers', 'tail', 'dlq', 'plan', 'cluster', 'stats'] as const;
 export type OpCommand = (typeof OP_COMMANDS)[number];
 
-/** The consumer group `tail` reads with unless --group says otherwise (see README, "The CLI"). */
+/** The consumer group `tail` reads with unless --group says otherwise (see docs/cli.md). */
 export const TAIL_GROUP = '__observer:queen-timers-tail';
 
 export { GRANTS, type Grant } from '../grants.ts';
