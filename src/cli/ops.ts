@@ -200,6 +200,8 @@ const PLAN_OPTIONS = {
   'max-pending-timers': 'maxPendingTimers',
   'schedule-rate': 'scheduleRatePerSecond',
   'storage-limit-bytes': 'storageLimitBytes',
+  'max-schedules': 'maxSchedules',
+  'min-schedule-interval-seconds': 'minScheduleIntervalSeconds',
 } as const;
 
 const showPlan = (c: Ctx, plan: Awaited<ReturnType<QueenTimersClient['admin']['plan']>>) =>
