@@ -116,6 +116,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     directUrl: config.QUEEN_DIRECT_DATABASE_URL,
     dataDir,
     poolSize: config.QUEEN_DB_POOL_SIZE,
+    sharedBuffers: config.QUEEN_EMBEDDED_SHARED_BUFFERS,
   });
   const metrics = createMetrics({ version: PACKAGE_VERSION, database: db.embedded ? 'embedded' : 'postgres' });
   // The app's logger is created by Fastify; services log through it once it exists.

@@ -41,6 +41,13 @@ export const configFields = z.object({
     .string()
     .default('.queen-data')
     .describe('embedded mode: the folder holding the database files and the dev JWT secret.'),
+  QUEEN_EMBEDDED_SHARED_BUFFERS: z
+    .string()
+    .regex(/^[1-9][0-9]*(kB|MB|GB)$/, 'a size such as 16MB (kB, MB or GB)')
+    .default('16MB')
+    .describe(
+      "embedded mode: PostgreSQL's shared_buffers for the embedded database (kB, MB or GB); it stays resident in the broker's memory, so more only helps a large data set.",
+    ),
   QUEEN_DB_STARTUP_TIMEOUT_MS: int(30_000, 0).describe(
     'how long a starting broker retries a database it cannot reach (backoff 250 ms → 5 s) before it exits 1, in milliseconds.',
   ),

@@ -1,5 +1,8 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/index.ts';
@@ -145,6 +148,30 @@ describe('a database that goes away', () => {
       await tb.close();
       await proxy.close();
       await target.close();
+    }
+  });
+});
+
+describe.skipIf(onRealPostgres)('the embedded database', () => {
+  it('creates a new folder with the memory settings it runs with: shared_buffers from the option, small WAL and temp buffers', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'queen-embedded-'));
+    try {
+      const db = await openDatabase({ dataDir: join(dir, 'pgdata'), sharedBuffers: '8MB' });
+      try {
+        const { rows } = await db.pool.query<{ name: string; setting: string; unit: string }>(
+          `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'wal_buffers', 'temp_buffers') ORDER BY name`,
+        );
+        expect(rows).toEqual([
+          { name: 'shared_buffers', setting: '1024', unit: '8kB' },
+          { name: 'temp_buffers', setting: '128', unit: '8kB' },
+          { name: 'wal_buffers', setting: '128', unit: '8kB' },
+        ]);
+        expect((await db.pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

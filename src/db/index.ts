@@ -1,7 +1,11 @@
 // One database handle per broker: a pg pool, Prisma Client on top of that same pool (through
 // @prisma/adapter-pg), and — when DATABASE_URL is unset — the embedded PGlite behind it, served
 // over the Postgres wire protocol so that the application code is identical for both.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
@@ -41,6 +45,42 @@ const EMBEDDED_POOL_SIZE = 1;
 /** Sockets the embedded server accepts: the broker's one, plus room for a psql session or a test. */
 const EMBEDDED_MAX_SOCKETS = 4;
 
+/** PGlite 0.5's own start parameters (its `defaultStartParams`), which `startParams` replaces. */
+const PGLITE_START_PARAMS = [
+  '--single',
+  '-F',
+  '-O',
+  '-j',
+  ...['search_path=public', 'exit_on_error=false', 'log_checkpoints=false', 'io_method=sync'],
+  ...['max_worker_processes=0', 'max_parallel_workers=0', 'max_parallel_workers_per_gather=0', 'max_parallel_maintenance_workers=0'],
+].flatMap((p) => (p.startsWith('-') ? [p] : ['-c', p]));
+
+/**
+ * The embedded server's memory settings. PGlite's WebAssembly memory only ever grows, and
+ * PostgreSQL allocates shared_buffers inside it at start: a dev broker's working set is a few
+ * megabytes of pages, so the server default (128MB) only adds resident memory. The WAL and
+ * temporary-table buffers shrink with it (the broker writes little and uses no temporary tables).
+ */
+function embeddedStartParams(sharedBuffers: string): string[] {
+  return [...PGLITE_START_PARAMS, '-c', `shared_buffers=${sharedBuffers}`, '-c', 'wal_buffers=1MB', '-c', 'temp_buffers=1MB'];
+}
+
+/**
+ * Creates a new embedded database folder in a child process. PGlite runs initdb in a second
+ * PGlite instance and a WebAssembly initdb of its own; their memories stay resident in the
+ * process after initdb ends (WebAssembly memory is never returned to the system), several times
+ * what the broker's own instance holds (docs/benchmarks.md). A child that exits gives it all back.
+ */
+async function initEmbeddedFolder(dataDir: string, startParams: string[]): Promise<void> {
+  const script = `const { PGlite } = await import(process.argv[1]);
+const db = await PGlite.create(process.argv[2], { startParams: JSON.parse(process.argv[3]) });
+await db.close();`;
+  const pglite = import.meta.resolve('@electric-sql/pglite');
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, pglite, dataDir, JSON.stringify(startParams)], {
+    timeout: 120_000,
+  });
+}
+
 export interface OpenOptions {
   url?: string;
   /** A direct connection to the server when `url` goes through a pooler (see Database.directUrl). */
@@ -48,6 +88,8 @@ export interface OpenOptions {
   /** Embedded only: a folder, or 'memory://' for a throwaway database. */
   dataDir?: string;
   poolSize?: number;
+  /** Embedded only: PostgreSQL's shared_buffers (e.g. '16MB'); see QUEEN_EMBEDDED_SHARED_BUFFERS. */
+  sharedBuffers?: string;
   /** Called with pool errors (idle client lost); the pool replaces the client itself. */
   onPoolError?: (err: Error) => void;
 }
@@ -70,12 +112,19 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const { PGlite } = await import('@electric-sql/pglite');
     const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
     const dataDir = opts.dataDir ?? 'memory://';
+    const startParams = embeddedStartParams(opts.sharedBuffers ?? '16MB');
     let unlock = async () => {};
     if (!dataDir.startsWith('memory://')) {
       await mkdir(dataDir, { recursive: true });
       unlock = await lockFolder(dataDir);
+      if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+        await initEmbeddedFolder(dataDir, startParams).catch(async (err) => {
+          await unlock();
+          throw err;
+        });
+      }
     }
-    const lite = await PGlite.create(dataDir).catch(async (err) => {
+    const lite = await PGlite.create(dataDir, { startParams }).catch(async (err) => {
       await unlock();
       throw err;
     });
