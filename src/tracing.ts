@@ -83,19 +83,6 @@ export function activeTraceparent(ctx: Context = context.active()): string | nul
   return sc && trace.isSpanContextValid(sc) ? formatTraceparent(sc) : null;
 }
 
-/** Links to the stored traceparents of a batch, at most MAX_LINKS; the count left out is returned too. */
-export function linksTo(traceparents: readonly (string | null | undefined)[]): { links: Link[]; dropped: number } {
-  const links: Link[] = [];
-  let dropped = 0;
-  for (const tp of traceparents) {
-    const sc = parseTraceparent(tp);
-    if (!sc) continue;
-    if (links.length < MAX_LINKS) links.push({ context: sc });
-    else dropped++;
-  }
-  return { links, dropped };
-}
-
 /**
  * Runs `fn` inside a span that ends when it settles; a thrown error marks the span as an error
  * (its message, never a payload) and is rethrown.
