@@ -1,4 +1,4 @@
-// npm run bench [-- fire trickle schedule log] [--n=100000]
+// npm run bench [-- fire trickle schedule log] [--n=100000] [--tracing]
 // Runs one broker in this process, on the embedded database or on a scratch database created on
 // DATABASE_URL's server (dropped afterwards), and prints one JSON line per measure:
 //   schedule  100,000 timers through POST /api/v1/timers in 256-op batches over HTTP, ops/s
@@ -50,8 +50,29 @@ const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef';
 const serverUrl = process.env.DATABASE_URL || undefined;
 const dbKind = serverUrl ? 'postgres' : 'embedded';
 
+// --tracing: an OpenTelemetry SDK registered as an operator would (docs/tracing.md), its batching
+// processor exporting to a sink that drops the spans: what recording and batching spans costs,
+// beside the same measures run without the flag (the API's no-op).
+const TRACING = args.includes('--tracing');
+
 function emit(o: Record<string, unknown>) {
-  console.log(JSON.stringify({ db: dbKind, ...o }));
+  console.log(JSON.stringify({ db: dbKind, ...(TRACING ? { tracing: true } : {}), ...o }));
+}
+
+async function registerTracing(): Promise<void> {
+  const { context, trace } = await import('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const sink = {
+    exported: 0,
+    export(spans: unknown[], done: (r: { code: number }) => void) {
+      this.exported += spans.length;
+      done({ code: 0 });
+    },
+    shutdown: async () => {},
+  };
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(sink)] }));
 }
 
 /** Inserts n timers in SQL (chunks of 50,000), deliver_at = now() + offset + random spread. */
@@ -466,6 +487,7 @@ async function openBench(): Promise<Bench> {
 }
 
 async function main() {
+  if (TRACING) await registerTracing();
   if (measures.includes('peers')) {
     // Brokers and peers each in child processes of their own (bench/peers.ts): nothing opened here.
     const { runPeers } = await import('./peers.ts');

@@ -13,6 +13,7 @@ import { requestTimeouts, SlowClients } from './http/slowClients.ts';
 import { collectRoutes, dispatch, sendApiError, type Outage } from './http/rest.ts';
 import { RequestLogController } from './http/requestLog.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+import { endServerSpan, requestTraceparent, startServerSpan } from './http/tracing.ts';
 import { createCaller } from './routers/_app.ts';
 
 /** A clock face: the tab's icon in place of Swagger's. */
@@ -61,6 +62,9 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     clientErrorHandler: (err, socket) => slowClients.clientError(err, socket),
   });
   slowClients.attach(app.server);
+  // A SERVER span per request, continuing the caller's traceparent (src/http/tracing.ts); a no-op
+  // until an operator registers an OpenTelemetry SDK (docs/tracing.md).
+  app.addHook('onRequest', async (req) => startServerSpan(req));
   // A request whose credential verifies makes its socket authenticated: it no longer counts
   // toward QUEEN_MAX_UNAUTHENTICATED_SOCKETS. The procedure reuses this verification (below), so
   // a credential is verified once per request, whether it verifies or not.
@@ -167,6 +171,7 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
               authorization: request.headers.authorization,
               signal: gone.signal,
               rawPayloads: (request as RawPayloadsRequest).rawPayloads,
+              traceparent: requestTraceparent(request),
             },
           );
           const caller = createCaller(ctx) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
@@ -192,6 +197,7 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     // API requests are labelled with their contract route's template (one series per route, not
     // per key); the docs (Swagger UI's files, the document) are not counted.
     const route = (req as { apiRoute?: string }).apiRoute ?? req.routeOptions.url ?? 'unmatched';
+    endServerSpan(req, route, reply.statusCode);
     if (route.startsWith('/docs') || route === '/openapi.json') return;
     const labels = { method: req.method, route, status: reply.statusCode };
     services.metrics.httpRequests.inc(labels);

@@ -16,6 +16,8 @@ export interface RequestContext extends Services {
   signal: AbortSignal;
   /** The source text of the body's payloads by path (`items.0.payload`): what push stores. */
   rawPayloads?: Map<string, string>;
+  /** The W3C traceparent what this request stores carries on (src/http/tracing.ts); null when none. */
+  traceparent: string | null;
 }
 
 export interface AuthedContext extends RequestContext {
@@ -25,7 +27,13 @@ export interface AuthedContext extends RequestContext {
 /** The context of one request, built by the HTTP layer for each call. */
 export function createContext(
   services: Services,
-  request: { log: FastifyBaseLogger; authorization: string | undefined; signal: AbortSignal; rawPayloads?: Map<string, string> },
+  request: {
+    log: FastifyBaseLogger;
+    authorization: string | undefined;
+    signal: AbortSignal;
+    rawPayloads?: Map<string, string>;
+    traceparent?: string | null;
+  },
 ): RequestContext {
-  return { ...services, ...request, res: { headers: {} } };
+  return { ...services, ...request, traceparent: request.traceparent ?? null, res: { headers: {} } };
 }

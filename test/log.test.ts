@@ -199,6 +199,7 @@ describe('GET /api/v1/pop', () => {
           leaseId: expect.stringMatching(UUID),
           producerSub: 'tester',
           traceId: null,
+          traceparent: null,
           createdAt: expect.stringMatching(ISO_MICROS),
           payload: b64('{"hello":"world"}'),
           data: { hello: 'world' },

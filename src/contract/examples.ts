@@ -188,6 +188,7 @@ const frame = {
   leaseId: null,
   producerSub: 'dev',
   traceId: null,
+  traceparent: null,
   createdAt: FIRED_AT,
   payload: 'eyJoZWxsbyI6IndvcmxkIn0=',
   data: { hello: 'world' },

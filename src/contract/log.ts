@@ -65,7 +65,16 @@ export const frameSchema = z
     consumerGroup: z.string(),
     leaseId: z.guid().nullable().describe('the partition lease this frame was popped under; null with autoAck'),
     producerSub: z.string().describe('the authenticated subject that pushed or scheduled it'),
-    traceId: z.guid().nullable().describe('the traceId it was pushed with; null when none'),
+    traceId: z
+      .guid()
+      .nullable()
+      .describe('the traceId it was pushed with, else the trace id of the W3C traceparent it was pushed or scheduled with; null when none'),
+    traceparent: z
+      .string()
+      .nullable()
+      .describe(
+        'the W3C traceparent of the request that pushed or scheduled it (docs/tracing.md): continue it in the consumer; null when none',
+      ),
     createdAt: instant.describe('when the frame entered the log, PostgreSQL clock, microseconds'),
     payload: z.string().describe('the exact payload bytes, base64 (decrypted when the queue encrypts and the key fits)'),
     data: z.unknown().optional().describe('the payload bytes parsed, when they are one JSON document; else absent'),

@@ -16,6 +16,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { isServerOwned, type RouteDef } from '../contract/common.ts';
 import { ApiError, type ApiErrorDetails, type ErrorCode, isConnectionError, isTransientDbError, sqlState } from '../errors.ts';
+import { context } from '../tracing.ts';
+import { requestContext } from './tracing.ts';
 
 export interface Route {
   method: string;
@@ -240,7 +242,8 @@ export async function dispatch(opts: DispatchOptions, req: FastifyRequest, reply
     return refuse(new ApiError('not_ready', 'the broker is starting or draining; retry shortly', { retryAfter: 1 }));
   }
   try {
-    const result = await opts.call(route.procedurePath, input, req);
+    // Inside the request's span, so the spans the procedure starts (pop, ack) are its children.
+    const result = await context.with(requestContext(req), () => opts.call(route.procedurePath, input, req));
     if (opts.outage.since !== undefined) {
       req.log.info({ outageMs: Date.now() - opts.outage.since }, 'database reachable again');
       opts.outage.since = undefined;

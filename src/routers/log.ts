@@ -1,5 +1,6 @@
 // The log routes (src/contract/log.ts) served by the log services. Here the wire's defaults and
 // clamps are applied, and Queen's shapes of the ack answers are built.
+import { inSpan, MAX_LINKS, MESSAGING_SYSTEM, parseTraceparent, SpanKind } from '../tracing.ts';
 import { openapiMeta } from '../contract/common.ts';
 import {
   DLQ_LIMIT_DEFAULT,
@@ -38,22 +39,74 @@ type PopInput = {
   partitions?: number;
 };
 
+/** The attributes every consumer span carries (messaging semantic conventions, then queen's own). */
+function consumerAttributes(ctx: AuthedContext, operation: 'receive' | 'settle', group: string, queue?: string) {
+  return {
+    'messaging.system': MESSAGING_SYSTEM,
+    'messaging.operation.type': operation,
+    'messaging.consumer.group.name': group,
+    'queen.tenant': ctx.principal.tenant,
+    ...(queue !== undefined ? { 'messaging.destination.name': queue } : {}),
+  };
+}
+
+/** An ack (or a batch of acks) in a CONSUMER span: the settled txn and status when it is one. */
+function ackInSpan(ctx: AuthedContext, items: Parameters<typeof ack>[2]) {
+  const groups = [...new Set(items.map((i) => i.consumerGroup))];
+  return inSpan(
+    'ack',
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        ...consumerAttributes(ctx, 'settle', groups.length === 1 ? groups[0] : '(several)'),
+        'messaging.batch.message_count': items.length,
+        ...(items.length === 1 ? { 'queen.txn': items[0].transactionId, 'queen.status': items[0].status ?? 'completed' } : {}),
+      },
+    },
+    async (span) => {
+      const outcomes = await ack(ctx, ctx.principal, items);
+      span.setAttribute('queen.refused', outcomes.filter((o) => o instanceof ApiError).length);
+      return outcomes;
+    },
+  );
+}
+
 async function popRoute(ctx: AuthedContext, input: PopInput) {
-  const messages = await pop(ctx, ctx.principal, {
-    queue: input.queue,
-    partition: input.partition,
-    consumerGroup: input.consumerGroup ?? QUEUE_MODE,
-    batch: Math.min(POP_BATCH_MAX, Math.max(1, input.batch ?? 1)),
-    autoAck: input.autoAck ?? false,
-    wait: input.wait ?? false,
-    timeoutMs: Math.min(POP_TIMEOUT_MAX_MS, input.timeout ?? POP_TIMEOUT_DEFAULT_MS),
-    partitions: Math.min(POP_PARTITIONS_MAX, Math.max(1, input.partitions ?? 1)),
-    // Queue mode reads every partition whole, whatever it is asked (as Queen's broker does).
-    start:
-      input.consumerGroup === undefined || input.consumerGroup === QUEUE_MODE
-        ? undefined
-        : groupStart(input.subscriptionMode, input.subscriptionFrom),
-  });
+  const group = input.consumerGroup ?? QUEUE_MODE;
+  const messages = await inSpan(
+    'pop',
+    { kind: SpanKind.CONSUMER, attributes: consumerAttributes(ctx, 'receive', group, input.queue) },
+    async (span) => {
+      const frames = await pop(ctx, ctx.principal, {
+        queue: input.queue,
+        partition: input.partition,
+        consumerGroup: group,
+        batch: Math.min(POP_BATCH_MAX, Math.max(1, input.batch ?? 1)),
+        autoAck: input.autoAck ?? false,
+        wait: input.wait ?? false,
+        timeoutMs: Math.min(POP_TIMEOUT_MAX_MS, input.timeout ?? POP_TIMEOUT_DEFAULT_MS),
+        partitions: Math.min(POP_PARTITIONS_MAX, Math.max(1, input.partitions ?? 1)),
+        // Queue mode reads every partition whole, whatever it is asked (as Queen's broker does).
+        start:
+          input.consumerGroup === undefined || input.consumerGroup === QUEUE_MODE
+            ? undefined
+            : groupStart(input.subscriptionMode, input.subscriptionFrom),
+      });
+      // Each popped frame links to the trace that pushed or scheduled it (the consumer continues it
+      // from the frame's traceparent); payloads are never an attribute.
+      const partitions = [...new Set(frames.map((f) => f.partition))];
+      span.setAttributes({
+        'messaging.batch.message_count': frames.length,
+        ...(partitions.length === 1 ? { 'queen.partition': partitions[0] } : {}),
+        ...(frames.length === 1 ? { 'queen.txn': frames[0].transactionId, 'messaging.message.id': frames[0].id } : {}),
+      });
+      for (const f of frames.slice(0, MAX_LINKS)) {
+        const sc = parseTraceparent(f.traceparent);
+        if (sc) span.addLink({ context: sc, attributes: { 'queen.txn': f.transactionId, 'messaging.message.id': f.id } });
+      }
+      return frames;
+    },
+  );
   if (messages.length === 0) ctx.res.status = 204;
   return { messages };
 }
@@ -126,7 +179,8 @@ export const logRouter = router({
     .input(r.ack.input)
     .output(r.ack.output)
     .mutation(async ({ ctx, input }): Promise<AckResult[]> => {
-      const [outcome] = await ack(ctx, ctx.principal, [{ ...input, consumerGroup: input.consumerGroup ?? QUEUE_MODE }]);
+      const items = [{ ...input, consumerGroup: input.consumerGroup ?? QUEUE_MODE }];
+      const [outcome] = await ackInSpan(ctx, items);
       if (outcome instanceof ApiError) throw outcome;
       return [viewOutcome(outcome, 0)];
     }),
@@ -137,7 +191,7 @@ export const logRouter = router({
     .output(r.ackBatch.output)
     .mutation(async ({ ctx, input }): Promise<AckResult[]> => {
       const items = input.acknowledgments.map((a) => ({ ...a, consumerGroup: a.consumerGroup ?? input.consumerGroup ?? QUEUE_MODE }));
-      const outcomes = await ack(ctx, ctx.principal, items);
+      const outcomes = await ackInSpan(ctx, items);
       return outcomes.map((o, index) =>
         o instanceof ApiError
           ? {

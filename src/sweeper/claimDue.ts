@@ -31,6 +31,8 @@ export interface ClaimedTimer {
   encrypted: boolean;
   /** The stored bytes, returned only for zstd rows (the others enter the log untouched, in SQL). */
   payload: Buffer | null;
+  /** The W3C traceparent the timer was scheduled with: the fire's span links to it (docs/tracing.md). */
+  traceparent: string | null;
 }
 
 export interface ClaimResult {
@@ -59,7 +61,7 @@ WITH flags AS (
   WHERE t.ctid = ANY (ARRAY(SELECT ctid FROM due))
   RETURNING t.ctid::text AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.txn, t.message_id,
     extract(epoch FROM t.deliver_at)::float8 AS deliver_at, t.attempts, t.payload_zstd, t.encrypted,
-    CASE WHEN t.payload_zstd THEN t.payload END AS payload
+    CASE WHEN t.payload_zstd THEN t.payload END AS payload, t.traceparent
 ), head AS (
   SELECT (extract(epoch FROM now()) * 1000)::float8 AS now_ms,
     (extract(epoch FROM (SELECT min(deliver_at) FROM timers WHERE deliver_at > now()) - now()) * 1000)::float8 AS next_due_ms,
@@ -86,6 +88,7 @@ export async function claimDue(db: SweeperDb, token: string, batchSize: number, 
       payloadZstd: x.payload_zstd,
       encrypted: x.encrypted,
       payload: x.payload,
+      traceparent: x.traceparent,
     });
   }
   return { rows, nowMs: head.now_ms, nextDueInMs: head.next_due_ms, paused: head.paused };

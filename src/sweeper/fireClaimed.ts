@@ -49,12 +49,13 @@ o AS (
   DELETE FROM timers t
   WHERE t.ctid = ANY ($2::tid[]) AND t.claim_token = $1
   RETURNING t.ctid AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.deliver_at, t.txn, t.message_id,
-    t.payload, t.payload_zstd, t.encrypted, t.producer_sub
+    t.payload, t.payload_zstd, t.encrypted, t.producer_sub, t.traceparent
 ), frames AS (
   SELECT row_number() OVER (ORDER BY d.deliver_at, d.timer_key) AS ord, d.tenant, d.message_id AS id, d.queue,
     d.partition, d.txn AS transaction_id,
     CASE WHEN o.tid IS NOT NULL THEN o.payload WHEN d.payload_zstd THEN NULL ELSE d.payload END AS payload,
-    coalesce(o.encrypted, d.encrypted) AS encrypted, d.producer_sub, d.timer_key, d.deliver_at, NULL::uuid AS trace_id
+    coalesce(o.encrypted, d.encrypted) AS encrypted, d.producer_sub, d.timer_key, d.deliver_at,
+    substr(d.traceparent, 4, 32)::uuid AS trace_id, d.traceparent
   FROM d LEFT JOIN o ON o.tid = d.tid
 )`;
 

@@ -85,11 +85,12 @@ WITH plan AS (
          skipped = s.skipped + p.skipped::bigint, updated_at = now()
     FROM plan p
    WHERE s.tenant = p.tenant AND s.queue = p.queue AND s.schedule_key = p.schedule_key
-  RETURNING s.tenant, s.queue, s.partition, s.payload, s.payload_zstd, s.encrypted, s.producer_sub, p.at_ms, p.timer_key, p.txn
+  RETURNING s.tenant, s.queue, s.partition, s.payload, s.payload_zstd, s.encrypted, s.producer_sub, s.traceparent, p.at_ms, p.timer_key, p.txn
 ), ins AS (
-  INSERT INTO timers (tenant, queue, timer_key, partition, deliver_at, txn, message_id, payload, payload_zstd, encrypted, producer_sub)
+  INSERT INTO timers (tenant, queue, timer_key, partition, deliver_at, txn, message_id, payload, payload_zstd, encrypted, producer_sub,
+                      traceparent)
   SELECT tenant, queue, timer_key, partition, to_timestamp(at_ms / 1000), txn, gen_random_uuid(), payload, payload_zstd, encrypted,
-         producer_sub
+         producer_sub, traceparent
     FROM s
   ON CONFLICT (tenant, queue, timer_key) DO NOTHING
   RETURNING tenant, (extract(epoch FROM deliver_at) * 1000)::float8 AS deliver_ms

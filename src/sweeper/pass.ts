@@ -26,6 +26,7 @@ import {
   isDatabaseLevel,
 } from './failures.ts';
 import { fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts';
+import { fireSpan } from './tracing.ts';
 import { Materializer } from './materializeDue.ts';
 import { releaseClaims } from './releaseClaims.ts';
 import { unpack } from './unpack.ts';
@@ -243,7 +244,7 @@ export class SweepPass {
     if (rows.length === 0) return;
     let fired: FireResult;
     try {
-      fired = await fireClaimed(this.db, token, rows, replacements);
+      fired = await fireSpan(rows, () => fireClaimed(this.db, token, rows, replacements));
     } catch (err) {
       if (isDatabaseLevel(err)) throw err;
       if (rows.length === 1) {

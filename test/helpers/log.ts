@@ -100,7 +100,8 @@ export async function appendFrame(tb: TestBroker, f: RawFrame): Promise<void> {
       ctes: `frames AS (
         SELECT 1 AS ord, $1::text AS tenant, gen_random_uuid() AS id, $2::text AS queue, $3::text AS partition,
                $4::text AS transaction_id, ${payload} AS payload, $5::boolean AS encrypted, $6::text AS producer_sub,
-               $7::text AS timer_key, CASE WHEN $7::text IS NULL THEN NULL ELSE now() END AS deliver_at, NULL::uuid AS trace_id)`,
+               $7::text AS timer_key, CASE WHEN $7::text IS NULL THEN NULL ELSE now() END AS deliver_at, NULL::uuid AS trace_id,
+               NULL::text AS traceparent)`,
       params: [
         tenant,
         f.queue,

@@ -1092,6 +1092,7 @@ export interface components {
          *           "leaseId": null,
          *           "producerSub": "dev",
          *           "traceId": null,
+         *           "traceparent": null,
          *           "createdAt": "2026-11-30T07:59:41.390000Z",
          *           "payload": "eyJoZWxsbyI6IndvcmxkIn0=",
          *           "data": {
@@ -1124,8 +1125,10 @@ export interface components {
             leaseId: string | null;
             /** @description the authenticated subject that pushed or scheduled it */
             producerSub: string;
-            /** @description the traceId it was pushed with; null when none */
+            /** @description the traceId it was pushed with, else the trace id of the W3C traceparent it was pushed or scheduled with; null when none */
             traceId: string | null;
+            /** @description the W3C traceparent of the request that pushed or scheduled it (docs/tracing.md): continue it in the consumer; null when none */
+            traceparent: string | null;
             /** @description when the frame entered the log, PostgreSQL clock, microseconds */
             createdAt: string;
             /** @description the exact payload bytes, base64 (decrypted when the queue encrypts and the key fits) */

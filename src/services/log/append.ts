@@ -52,7 +52,7 @@ export interface LockedPartition extends PartitionKey {
 /**
  * The frames to append, as SQL: `ctes` is a list of WITH items ending in one named `frames` with
  * the columns (ord, tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub,
- * timer_key, deliver_at, trace_id); frames enter the log in `ord` order (seq follows it). `params` are its
+ * timer_key, deliver_at, trace_id, traceparent); frames enter the log in `ord` order (seq follows it). `params` are its
  * parameters. `after`: more WITH items, which may read `appended` (the rows inserted: tenant,
  * queue, partition, seq, id, transaction_id, lag). `result` is the statement's final SELECT, over
  * `appended` and the source's CTEs; by default the appended rows. The fragments are constants of
@@ -84,9 +84,10 @@ export interface FrameSource {
 export const appendSql = (s: FrameSource) => `
 WITH ${s.ctes},
 appended AS (
-  INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub, timer_key, deliver_at, trace_id)
+  INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub, timer_key, deliver_at, trace_id,
+                        traceparent)
   SELECT f.tenant, f.id, f.queue, f.partition, f.transaction_id, f.payload, f.encrypted, f.producer_sub, f.timer_key, f.deliver_at,
-         f.trace_id
+         f.trace_id, f.traceparent
     FROM frames f
    ORDER BY f.ord
   ON CONFLICT DO NOTHING

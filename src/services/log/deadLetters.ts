@@ -79,7 +79,8 @@ SELECT queue, partition, from_timer, consumer_group, timer_key FROM dead_letters
 const REPLAYED_FRAME = `
 frames AS (
   SELECT 1 AS ord, d.tenant, $3::uuid AS id, d.queue, d.partition, $4::text AS transaction_id, d.payload, d.encrypted,
-         $5::text AS producer_sub, NULL::text AS timer_key, NULL::timestamptz AS deliver_at, NULL::uuid AS trace_id
+         $5::text AS producer_sub, NULL::text AS timer_key, NULL::timestamptz AS deliver_at, NULL::uuid AS trace_id,
+         NULL::text AS traceparent
     FROM dead_letters d WHERE d.tenant = $1 AND d.id = $2::uuid
 )`;
 

@@ -16,6 +16,8 @@ export interface LogDeps {
   /** Long-polls waiting in memory (./waiters.ts). */
   waiters: Waiters;
   knownGroups: KnownGroups;
+  /** The request's W3C traceparent (src/http/tracing.ts), stored with what it pushes; null when none. */
+  traceparent?: string | null;
 }
 
 /** Who asks: the verified credential's tenant scopes every statement; sub is the producer. */

@@ -85,9 +85,10 @@ SELECT ${PICKED_COLUMNS}
  */
 const BATCH = `
 batch AS (
-  SELECT seq, id, transaction_id, payload, encrypted, producer_sub, trace_id, created_at FROM (
+  SELECT seq, id, transaction_id, payload, encrypted, producer_sub, trace_id, traceparent, created_at FROM (
     SELECT f.*, sum(octet_length(f.payload)) OVER (ORDER BY f.seq) - octet_length(f.payload) AS bytes_before
       FROM (SELECT m.seq, m.id::text AS id, m.transaction_id, m.payload, m.encrypted, m.producer_sub, m.trace_id::text AS trace_id,
+                   m.traceparent,
                    ${isoSql('m.created_at')} AS created_at
               FROM messages m
              WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq > $5
@@ -160,6 +161,7 @@ interface FrameRow {
   encrypted: boolean;
   producer_sub: string;
   trace_id: string | null;
+  traceparent: string | null;
   created_at: string;
   lease_id: string | null;
 }
@@ -294,6 +296,7 @@ async function takeBatch(
       leaseId,
       producerSub: row.producer_sub,
       traceId: row.trace_id,
+      traceparent: row.traceparent,
       createdAt: row.created_at,
       ...(await openStored(deps.cipher, bytesOf(row.payload), row.encrypted)),
     });

@@ -13,12 +13,15 @@ import type { Caller, LogDeps } from './deps.ts';
 
 /**
  * The pushed frames, in item order. $1 tenant, $2 ids, $3 queues, $4 partitions, $5 txns,
- * $6 payloads (bytea[]), $7 encrypted, $8 producer sub, $9 trace ids (uuid[], nulls).
+ * $6 payloads (bytea[]), $7 encrypted, $8 producer sub, $9 trace ids (uuid[], nulls), $10 the request's
+ * traceparent (or null). A frame pushed without a traceId takes the traceparent's trace id as one, so
+ * Queen's field names the trace a W3C-aware producer pushed it in.
  */
 export const PUSHED_FRAMES = `
 frames AS (
   SELECT t.ord, $1::text AS tenant, t.id, t.q AS queue, t.p AS partition, t.txn AS transaction_id, t.payload,
-         t.enc AS encrypted, $8::text AS producer_sub, NULL::text AS timer_key, NULL::timestamptz AS deliver_at, t.trace AS trace_id
+         t.enc AS encrypted, $8::text AS producer_sub, NULL::text AS timer_key, NULL::timestamptz AS deliver_at,
+         coalesce(t.trace, substr($10::text, 4, 32)::uuid) AS trace_id, $10::text AS traceparent
     FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::boolean[], $9::uuid[])
          WITH ORDINALITY AS t(id, q, p, txn, payload, enc, trace, ord)
 )`;
@@ -114,6 +117,7 @@ export async function appendPushed(
         encrypted,
         sub,
         items.map((item) => item.traceId ?? null),
+        deps.traceparent ?? null,
       ],
       result: PUSH_RESULT,
     },

@@ -66,19 +66,19 @@ const NOW_SQL = 'SELECT (extract(epoch FROM now()) * 1000)::float8 AS now_ms';
 /**
  * upsertSchedule — $1 tenant, $2 queue, $3 schedule_key, $4 cron, $5 timezone, $6 partition,
  * $7 payload (base64, as stored), $8 zstd, $9 encrypted, $10 producer_sub, $11 first occurrence
- * (epoch ms), $12 lookahead ms. A replace gets a new definition and revision + 1 and starts
+ * (epoch ms), $12 lookahead ms, $13 the request's traceparent (each occurrence's timer carries it). A replace gets a new definition and revision + 1 and starts
  * over from the first occurrence after now; its skipped count is kept.
  * Locks: the schedule row (waits for a sweeper materializing it). Rows: 1.
  */
 const UPSERT_SQL = `
 INSERT INTO schedules AS s (tenant, queue, schedule_key, cron, timezone, partition, payload, payload_zstd, encrypted,
-                            producer_sub, definition, next_at, materialize_at)
+                            producer_sub, definition, next_at, materialize_at, traceparent)
 VALUES ($1, $2, $3, $4, $5, $6, decode($7::text, 'base64'), $8, $9, $10, gen_random_uuid(),
-        to_timestamp($11::float8 / 1000), to_timestamp(($11::float8 - $12::float8) / 1000))
+        to_timestamp($11::float8 / 1000), to_timestamp(($11::float8 - $12::float8) / 1000), $13::text)
 ON CONFLICT (tenant, queue, schedule_key) DO UPDATE
    SET cron = EXCLUDED.cron, timezone = EXCLUDED.timezone, partition = EXCLUDED.partition, payload = EXCLUDED.payload,
        payload_zstd = EXCLUDED.payload_zstd, encrypted = EXCLUDED.encrypted, producer_sub = EXCLUDED.producer_sub,
-       definition = EXCLUDED.definition, revision = s.revision + 1, next_at = EXCLUDED.next_at, last_at = NULL,
+       traceparent = EXCLUDED.traceparent, definition = EXCLUDED.definition, revision = s.revision + 1, next_at = EXCLUDED.next_at, last_at = NULL,
        materialize_at = EXCLUDED.materialize_at, updated_at = now()
 RETURNING (s.xmax = 0) AS inserted, ${VIEW_COLUMNS}, (extract(epoch FROM s.materialize_at) * 1000)::float8 AS materialize_ms`;
 
@@ -137,6 +137,7 @@ export async function putSchedule(deps: TimerDeps, caller: Caller, input: PutSch
         sub,
         first,
         MATERIALIZE_LOOKAHEAD_MS,
+        deps.traceparent ?? null,
       ])
     ).rows[0];
     const withdrawn = await q.query<{ timer_key: string; txn: string; at: string }>(WITHDRAW_ALL_SQL, [

@@ -20,24 +20,25 @@ import { keyOf, prepare, seal, type Applied, type CancelOp, type ScheduleOp } fr
 
 /**
  * upsertTimers — $1 tenant, $2 producer_sub, $3..$10 parallel arrays (queue, timer_key, partition,
- * delay_ms, txn|null, payload base64, zstd, encrypted); keys distinct.
+ * delay_ms, txn|null, payload base64, zstd, encrypted), $11 the request's traceparent (or null);
+ * keys distinct.
  * Locks: the row of each key, taken in byte order of (queue, timer_key) so concurrent batches do
  * not deadlock on each other's keys. A conflicting row that is claimed is locked but not updated.
  * Rows: one per key inserted or updated; a claimed key returns nothing (→ too_late).
  */
 const UPSERT_SQL = `
 INSERT INTO timers AS t (tenant, queue, timer_key, partition, deliver_at, txn, message_id, payload,
-                         payload_zstd, encrypted, producer_sub)
+                         payload_zstd, encrypted, producer_sub, traceparent)
 SELECT $1, i.queue, i.timer_key, i.partition, now() + i.delay_ms * interval '1 millisecond',
        coalesce(i.txn, gen_random_uuid()::text), gen_random_uuid(), decode(i.payload, 'base64'),
-       i.zstd, i.encrypted, $2
+       i.zstd, i.encrypted, $2, $11::text
   FROM unnest($3::text[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::bool[], $10::bool[])
        AS i(queue, timer_key, partition, delay_ms, txn, payload, zstd, encrypted)
  ORDER BY i.queue COLLATE "C", i.timer_key COLLATE "C"
 ON CONFLICT (tenant, queue, timer_key) DO UPDATE
    SET partition = EXCLUDED.partition, deliver_at = EXCLUDED.deliver_at, txn = EXCLUDED.txn,
        message_id = EXCLUDED.message_id, payload = EXCLUDED.payload, payload_zstd = EXCLUDED.payload_zstd,
-       encrypted = EXCLUDED.encrypted, producer_sub = EXCLUDED.producer_sub, attempts = 0,
+       encrypted = EXCLUDED.encrypted, producer_sub = EXCLUDED.producer_sub, traceparent = EXCLUDED.traceparent, attempts = 0,
        last_error = NULL, claim_token = NULL, claim_expires_at = NULL, updated_at = now()
  WHERE ${notClaimedSql('t')}
 RETURNING t.queue, t.timer_key, (t.xmax = 0) AS inserted, t.txn, t.message_id::text AS message_id,
@@ -100,7 +101,13 @@ const keptChangingHands = () =>
 // ---------------------------------------------------------------------------------------------
 // Applying a run of distinct keys.
 
-async function applySchedules(q: Queryable, tenant: string, sub: string, ops: ScheduleOp[], out: Applied[], round = 1): Promise<void> {
+/** Who schedules: the producer, and the request's traceparent each timer keeps (docs/tracing.md). */
+interface Producer {
+  sub: string;
+  traceparent: string | null;
+}
+
+async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: ScheduleOp[], out: Applied[], round = 1): Promise<void> {
   if (ops.length === 0) return;
   const r = await q.query<{
     queue: string;
@@ -112,7 +119,7 @@ async function applySchedules(q: Queryable, tenant: string, sub: string, ops: Sc
     deliver_at_ms: number;
   }>(UPSERT_SQL, [
     tenant,
-    sub,
+    by.sub,
     ops.map((o) => o.queue),
     ops.map((o) => o.timerKey),
     ops.map((o) => o.partition),
@@ -121,6 +128,7 @@ async function applySchedules(q: Queryable, tenant: string, sub: string, ops: Sc
     ops.map((o) => o.stored),
     ops.map((o) => o.zstd),
     ops.map((o) => o.encrypted),
+    by.traceparent,
   ]);
   const done = new Map(r.rows.map((row) => [keyOf(row.queue, row.timer_key), row]));
   const states = await timerStates(
@@ -154,7 +162,7 @@ async function applySchedules(q: Queryable, tenant: string, sub: string, ops: Sc
   }
   if (again.length) {
     if (round >= MAX_APPLY_ROUNDS) throw keptChangingHands();
-    await applySchedules(q, tenant, sub, again, out, round + 1);
+    await applySchedules(q, tenant, by, again, out, round + 1);
   }
 }
 
@@ -244,11 +252,12 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
       schedules.map((o) => ({ queue: o.queue, partition: o.partition })),
     );
     const out: Applied[] = new Array(ops.length);
+    const by: Producer = { sub, traceparent: deps.traceparent ?? null };
     for (const run of runsOfDistinctKeys(ops)) {
       const chunks = chunksInKeyOrder(run);
       if (chunks.length <= MAX_ORDERED_CHUNKS) {
         for (const chunk of chunks) {
-          if (chunk[0].kind === 'schedule') await applySchedules(q, tenant, sub, chunk as ScheduleOp[], out);
+          if (chunk[0].kind === 'schedule') await applySchedules(q, tenant, by, chunk as ScheduleOp[], out);
           else await applyCancels(q, tenant, chunk as CancelOp[], out);
         }
       } else {
@@ -256,7 +265,7 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
         await applySchedules(
           q,
           tenant,
-          sub,
+          by,
           run.filter((o): o is ScheduleOp => o.kind === 'schedule'),
           out,
         );

@@ -13,6 +13,8 @@ export interface TimerDeps {
   tenants: TenantDirectory;
   metrics: Metrics;
   pendingCounts: PendingCounts;
+  /** The request's W3C traceparent (src/http/tracing.ts), stored with what it schedules; null when none. */
+  traceparent?: string | null;
 }
 
 /** Who asks: the verified credential's tenant scopes every statement; sub is the producer. */

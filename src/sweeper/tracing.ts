@@ -1,0 +1,56 @@
+// The sweeper's spans (docs/tracing.md): one PRODUCER span per fire batch, linked to the
+// traceparent each timer was scheduled with (a link, not a parent: a batch fires timers of many
+// traces, and the request that scheduled them ended long ago). At most MAX_LINKS links per batch.
+import { inSpan, MAX_LINKS, MESSAGING_SYSTEM, parseTraceparent, SpanKind, type Span } from '../tracing.ts';
+import type { ClaimedTimer } from './claimDue.ts';
+import type { FireResult } from './fireClaimed.ts';
+
+export async function fireSpan(rows: ClaimedTimer[], fire: () => Promise<FireResult>): Promise<FireResult> {
+  const links = [];
+  let dropped = 0;
+  for (const row of rows) {
+    const sc = parseTraceparent(row.traceparent);
+    if (!sc) continue;
+    if (links.length >= MAX_LINKS) {
+      dropped++;
+      continue;
+    }
+    // Per-timer attributes on its link: the batch spans many tenants and queues.
+    links.push({
+      context: sc,
+      attributes: {
+        'queen.tenant': row.tenant,
+        'messaging.destination.name': row.queue,
+        'queen.partition': row.partition,
+        'queen.timer_key': row.timerKey,
+        'queen.txn': row.txn,
+        'messaging.message.id': row.messageId,
+      },
+    });
+  }
+  const first = rows[0];
+  const single = rows.every((r) => r.tenant === first?.tenant && r.queue === first?.queue);
+  return inSpan(
+    'fire timers',
+    {
+      kind: SpanKind.PRODUCER,
+      links,
+      attributes: {
+        'messaging.system': MESSAGING_SYSTEM,
+        'messaging.operation.type': 'send',
+        'messaging.operation.name': 'fire',
+        'messaging.batch.message_count': rows.length,
+        'queen.links_dropped': dropped,
+        ...(single && first ? { 'queen.tenant': first.tenant, 'messaging.destination.name': first.queue } : {}),
+        ...(rows.length === 1 && first
+          ? { 'queen.partition': first.partition, 'queen.timer_key': first.timerKey, 'queen.txn': first.txn }
+          : {}),
+      },
+    },
+    async (span: Span) => {
+      const fired = await fire();
+      span.setAttributes({ 'queen.fired': fired.deleted, 'queen.inserted': fired.inserted, 'queen.collided': fired.collided });
+      return fired;
+    },
+  );
+}
