@@ -1,6 +1,8 @@
 // The log routes' wire: a Queen-compatible core of a PostgreSQL message log (configure, push,
 // pop, ack, dead letters), where timers deliver. Wire shapes follow Queen: camelCase frames and
 // bodies, snake_case push results. src/services/log/ implements them; src/routers/log.ts serves them.
+// One cohesive thing: the wire of one route family, whose shapes refer to each other (an ack item is
+// also a transaction operation, a push item a transaction push, a frame what pop answers).
 import { z } from 'zod';
 import { consumerGroupName, instant, partitionName, queenObject, queryBool, queryInt, queueName, route, txnSchema } from './common.ts';
 import { deadLetterPageSchema, replayResultSchema } from './deadLetters.ts';
