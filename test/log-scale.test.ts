@@ -124,7 +124,18 @@ describe('plans on tables analysed while empty', () => {
     [
       'append (push)',
       appendSql({ ctes: PUSHED_FRAMES, params: [], result: PUSH_RESULT }),
-      () => ['acme', ['00000000-0000-0000-0000-000000000001'], ['wide'], ['p5'], ['w5'], [Buffer.from('{}')], [false], 'tester', [null]],
+      () => [
+        'acme',
+        ['00000000-0000-0000-0000-000000000001'],
+        ['wide'],
+        ['p5'],
+        ['w5'],
+        [Buffer.from('{}')],
+        [false],
+        'tester',
+        [null],
+        null,
+      ],
     ],
   ];
   for (const [name, sql, params] of cases) {
