@@ -93,7 +93,9 @@ async function popRoute(ctx: AuthedContext, input: PopInput) {
             : groupStart(input.subscriptionMode, input.subscriptionFrom),
       });
       // Each popped frame links to the trace that pushed or scheduled it (the consumer continues it
-      // from the frame's traceparent); payloads are never an attribute.
+      // from the frame's traceparent); payloads are never an attribute. Only a recording span is
+      // described: with no SDK a pop pays for no pass over its frames.
+      if (!span.isRecording()) return frames;
       const partitions = [...new Set(frames.map((f) => f.partition))];
       span.setAttributes({
         'messaging.batch.message_count': frames.length,

@@ -5,7 +5,30 @@ import { inSpan, MAX_LINKS, MESSAGING_SYSTEM, parseTraceparent, SpanKind, type S
 import type { ClaimedTimer } from './claimDue.ts';
 import type { FireResult } from './fireClaimed.ts';
 
+/**
+ * Runs one fire batch inside its span. The per-timer work (parsing each stored traceparent, the
+ * links and their attributes) is done only when the span records: with no SDK registered the
+ * sweeper's hot path pays for one no-op span, not a pass over the batch. Links are added after
+ * the span starts, so a sampler does not see them (a head sampler decides on the parent, which a
+ * fire batch does not have).
+ */
 export async function fireSpan(rows: ClaimedTimer[], fire: () => Promise<FireResult>): Promise<FireResult> {
+  const attributes = {
+    'messaging.system': MESSAGING_SYSTEM,
+    'messaging.operation.type': 'send',
+    'messaging.operation.name': 'fire',
+    'messaging.batch.message_count': rows.length,
+  };
+  return inSpan('fire timers', { kind: SpanKind.PRODUCER, attributes }, async (span: Span) => {
+    if (span.isRecording()) describeBatch(span, rows);
+    const fired = await fire();
+    span.setAttributes({ 'queen.fired': fired.deleted, 'queen.inserted': fired.inserted, 'queen.collided': fired.collided });
+    return fired;
+  });
+}
+
+/** The batch's links (at most MAX_LINKS, the rest counted) and what its timers share. */
+function describeBatch(span: Span, rows: ClaimedTimer[]): void {
   const links = [];
   let dropped = 0;
   for (const row of rows) {
@@ -28,29 +51,14 @@ export async function fireSpan(rows: ClaimedTimer[], fire: () => Promise<FireRes
       },
     });
   }
+  span.addLinks(links);
   const first = rows[0];
   const single = rows.every((r) => r.tenant === first?.tenant && r.queue === first?.queue);
-  return inSpan(
-    'fire timers',
-    {
-      kind: SpanKind.PRODUCER,
-      links,
-      attributes: {
-        'messaging.system': MESSAGING_SYSTEM,
-        'messaging.operation.type': 'send',
-        'messaging.operation.name': 'fire',
-        'messaging.batch.message_count': rows.length,
-        'queen.links_dropped': dropped,
-        ...(single && first ? { 'queen.tenant': first.tenant, 'messaging.destination.name': first.queue } : {}),
-        ...(rows.length === 1 && first
-          ? { 'queen.partition': first.partition, 'queen.timer_key': first.timerKey, 'queen.txn': first.txn }
-          : {}),
-      },
-    },
-    async (span: Span) => {
-      const fired = await fire();
-      span.setAttributes({ 'queen.fired': fired.deleted, 'queen.inserted': fired.inserted, 'queen.collided': fired.collided });
-      return fired;
-    },
-  );
+  span.setAttributes({
+    'queen.links_dropped': dropped,
+    ...(single && first ? { 'queen.tenant': first.tenant, 'messaging.destination.name': first.queue } : {}),
+    ...(rows.length === 1 && first
+      ? { 'queen.partition': first.partition, 'queen.timer_key': first.timerKey, 'queen.txn': first.txn }
+      : {}),
+  });
 }
