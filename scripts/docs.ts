@@ -194,11 +194,21 @@ export function blocksIn(text: string): Array<{ name: string; content: string }>
   return [...text.matchAll(BLOCK)].map((m) => ({ name: m[1]!, content: m[2]! }));
 }
 
-/** `text` with each block replaced by its rendering; a block with no rendering is an error. */
+/** A rendering with its ids and instants masked: what differs from run to run of the same commands. */
+export const mask = (s: string) =>
+  s
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g, '<instant>');
+
+/**
+ * `text` with each block replaced by its rendering; a block with no rendering is an error. A block
+ * whose rendering differs only in ids and instants is kept as it is, so a rerun changes nothing.
+ */
 export function fill(text: string, blocks: Map<string, string>, file = ''): string {
-  return text.replace(BLOCK, (_, name: string) => {
+  return text.replace(BLOCK, (whole, name: string, current: string) => {
     const content = blocks.get(name);
     if (content === undefined) throw new Error(`${file}: no rendering for generated block "${name}"`);
+    if (mask(current) === mask(content)) return whole;
     return `<!-- generated:${name} -->\n${content}\n<!-- /generated:${name} -->`;
   });
 }

@@ -7,17 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../src/errors.ts';
-import { blocksIn, configVariables, docFiles, renderLive, renderStatic, ROOT } from '../scripts/docs.ts';
+import { blocksIn, configVariables, docFiles, mask, renderLive, renderStatic, ROOT } from '../scripts/docs.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const files = docFiles();
-
-/** Ids and instants differ at every run; everything else must match. */
-const mask = (s: string) =>
-  s
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g, '<instant>');
 
 /** GitHub's anchor for a heading. */
 const slug = (heading: string) =>
