@@ -84,6 +84,16 @@ export function activeTraceparent(ctx: Context = context.active()): string | nul
 }
 
 /**
+ * Names the authenticated tenant on the active span: called once the credential verifies, before
+ * the procedure starts spans of its own, so the active span is the request's SERVER span. A
+ * refused credential names none (the tenant it claims is not known to be its own).
+ */
+export function tagRequestTenant(tenant: string): void {
+  const span = trace.getSpan(context.active());
+  if (span?.isRecording()) span.setAttribute('queen.tenant', tenant);
+}
+
+/**
  * Runs `fn` inside a span that ends when it settles; a thrown error marks the span as an error
  * (its message, never a payload) and is rethrown.
  */

@@ -6,6 +6,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Grant, Principal } from './auth.ts';
 import type { RequestContext } from './context.ts';
 import { ApiError, apiError } from './errors.ts';
+import { tagRequestTenant } from './tracing.ts';
 
 const t = initTRPC.meta<OpenApiMeta>().context<RequestContext>().create({
   // Errors are rendered by the HTTP layer from the ApiError cause; the tRPC shape is unused there.
@@ -30,6 +31,7 @@ export const publicProcedure = t.procedure.use(mapErrors);
 /** Authenticated: verifies the bearer token and provisions its tenant on first sight. */
 export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const principal = await ctx.verify(ctx.authorization);
+  tagRequestTenant(principal.tenant);
   await ctx.tenants.ensure(principal.tenant);
   return next({ ctx: { ...ctx, principal } });
 });
@@ -54,6 +56,7 @@ export const produceProcedure = publicProcedure
   })
   .use(async ({ ctx, next }) => {
     const principal = await ctx.verify(ctx.authorization);
+    tagRequestTenant(principal.tenant);
     requireGrant(principal, 'produce');
     await ctx.tenants.ensure(principal.tenant);
     return next({ ctx: { ...ctx, principal } });

@@ -66,6 +66,11 @@ function ackInSpan(ctx: AuthedContext, items: Parameters<typeof ack>[2]) {
     async (span) => {
       const outcomes = await ack(ctx, ctx.principal, items);
       span.setAttribute('queen.refused', outcomes.filter((o) => o instanceof ApiError).length);
+      // Where the ack settled, once the broker has located it (the request names a partition id).
+      const [only] = outcomes;
+      if (outcomes.length === 1 && only && !(only instanceof ApiError) && span.isRecording()) {
+        span.setAttributes({ 'messaging.destination.name': only.queueName, 'queen.partition': only.partitionName });
+      }
       return outcomes;
     },
   );

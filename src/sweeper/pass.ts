@@ -26,7 +26,8 @@ import {
   isDatabaseLevel,
 } from './failures.ts';
 import { fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts';
-import { fireSpan } from './tracing.ts';
+import type { Context } from '../tracing.ts';
+import { claimSpan, fireSpan } from './tracing.ts';
 import { Materializer } from './materializeDue.ts';
 import { releaseClaims } from './releaseClaims.ts';
 import { unpack } from './unpack.ts';
@@ -45,6 +46,16 @@ interface Batch {
   rows: ClaimedTimer[];
   /** Local clock; after the lease the rows may belong to another broker, so we stop retrying. */
   leaseEndsAt: number;
+  /** The claim's span (src/sweeper/tracing.ts): the batch's fire spans are its children. */
+  trace: Context | undefined;
+}
+
+/** A claim's answer, with its token, when it was sent (local clock) and its span's context. */
+interface Claimed {
+  claim: ClaimResult;
+  token: string;
+  sentAt: number;
+  trace: Context | undefined;
 }
 
 interface Failure {
@@ -65,7 +76,7 @@ export class SweepPass {
   private stopping = false;
   private rowTransientStreak = 0;
   /** The next batch, claimed while the previous one fired. */
-  private prefetched: Promise<{ claim: ClaimResult; token: string; sentAt: number }> | undefined;
+  private prefetched: Promise<Claimed> | undefined;
   /** What the last claim said, for the sleep. */
   private last: { sentAt: number; nextDueInMs: number | null; paused: boolean; claimed: number } | undefined;
   /** PostgreSQL clock minus local clock, from the last claim (converts notified deliverAts). */
@@ -164,7 +175,7 @@ export class SweepPass {
 
       const pending = this.prefetched;
       this.prefetched = undefined;
-      const { claim, token, sentAt } = await (pending ?? this.claim());
+      const { claim, token, sentAt, trace } = await (pending ?? this.claim());
       result.claimed = claim.rows.length;
       if (claim.rows.length > 0) {
         // A full batch means a backlog: claim the next batch while this one fires, on a second
@@ -178,7 +189,7 @@ export class SweepPass {
           next.catch(() => {});
           this.prefetched = next;
         }
-        const batch: Batch = { token, rows: claim.rows, leaseEndsAt: sentAt + this.cfg.QUEEN_SWEEPER_LEASE_MS };
+        const batch: Batch = { token, rows: claim.rows, leaseEndsAt: sentAt + this.cfg.QUEEN_SWEEPER_LEASE_MS, trace };
         try {
           await this.process(batch, result);
         } catch (err) {
@@ -192,21 +203,23 @@ export class SweepPass {
     }
   }
 
-  private async claim(): Promise<{ claim: ClaimResult; token: string; sentAt: number }> {
+  private async claim(): Promise<Claimed> {
     const token = randomUUID();
     const sentAt = Date.now();
     this.notifiedDueMs = Infinity;
     let claim: ClaimResult;
+    const { QUEEN_SWEEPER_BATCH_SIZE: limit, QUEEN_SWEEPER_LEASE_MS: leaseMs } = this.cfg;
     try {
-      claim = await claimDue(this.db, token, this.cfg.QUEEN_SWEEPER_BATCH_SIZE, this.cfg.QUEEN_SWEEPER_LEASE_MS);
+      claim = await claimDue(this.db, token, limit, leaseMs);
     } catch (err) {
       // The claim may have committed with nobody to fire it; give its rows back next pass.
       if (isDatabaseLevel(err)) this.lostClaims.push(token);
+      claimSpan(sentAt, limit, leaseMs, undefined, err);
       throw err;
     }
     this.clockOffsetMs = claim.nowMs - sentAt;
     this.last = { sentAt, nextDueInMs: claim.nextDueInMs, paused: claim.paused, claimed: claim.rows.length };
-    return { claim, token, sentAt };
+    return { claim, token, sentAt, trace: claimSpan(sentAt, limit, leaseMs, claim.rows.length) };
   }
 
   /** Unpacks and fires one claimed batch, isolating failing rows; throws on database-level failure. */
@@ -223,7 +236,7 @@ export class SweepPass {
         failures.push({ row, err });
       }
     }
-    await this.fireIsolated(batch.token, ready, replacements, failures, result, false);
+    await this.fireIsolated(batch, ready, replacements, failures, result, false);
     await this.settleFailures(batch.token, failures, result);
   }
 
@@ -234,7 +247,7 @@ export class SweepPass {
    * and only the failing ones are charged. One bad timer in a batch of 1,000 costs ~20 statements.
    */
   private async fireIsolated(
-    token: string,
+    batch: Pick<Batch, 'token' | 'trace'>,
     rows: ClaimedTimer[],
     replacements: Map<string, Replacement>,
     failures: Failure[],
@@ -244,7 +257,7 @@ export class SweepPass {
     if (rows.length === 0) return;
     let fired: FireResult;
     try {
-      fired = await fireSpan(rows, () => fireClaimed(this.db, token, rows, replacements));
+      fired = await fireSpan(rows, batch.trace, () => fireClaimed(this.db, batch.token, rows, replacements));
     } catch (err) {
       if (isDatabaseLevel(err)) throw err;
       if (rows.length === 1) {
@@ -253,8 +266,8 @@ export class SweepPass {
       }
       if (!sorted) rows = [...rows].sort(byPartitionThenDeliverAt);
       const mid = rows.length >> 1;
-      await this.fireIsolated(token, rows.slice(0, mid), replacements, failures, result, true);
-      await this.fireIsolated(token, rows.slice(mid), replacements, failures, result, true);
+      await this.fireIsolated(batch, rows.slice(0, mid), replacements, failures, result, true);
+      await this.fireIsolated(batch, rows.slice(mid), replacements, failures, result, true);
       return;
     }
     this.recordFire(fired, rows.length, result);
