@@ -1,4 +1,4 @@
-// npm run bench [-- fire trickle schedule log] [--n=100000] [--tracing]
+// npm run bench [-- fire trickle schedule log] [--n=100000] [--tracing | --tracing=compare [--pairs=2]]
 // Runs one broker in this process, on the embedded database or on a scratch database created on
 // DATABASE_URL's server (dropped afterwards), and prints one JSON line per measure:
 //   schedule  100,000 timers through POST /api/v1/timers in 256-op batches over HTTP, ops/s
@@ -54,6 +54,10 @@ const dbKind = serverUrl ? 'postgres' : 'embedded';
 // processor exporting to a sink that drops the spans: what recording and batching spans costs,
 // beside the same measures run without the flag (the API's no-op).
 const TRACING = args.includes('--tracing');
+// --traceparents: every timer the fire measure inserts, and every schedule request, carries a
+// W3C traceparent, so a recording fire has a link to make per timer (--tracing=compare sets it on
+// both sides).
+const TRACEPARENTS = args.includes('--traceparents');
 
 function emit(o: Record<string, unknown>) {
   console.log(JSON.stringify({ db: dbKind, ...(TRACING ? { tracing: true } : {}), ...o }));
@@ -81,11 +85,12 @@ async function insertTimers(sql: pg.Pool, n: number, prefix: string, dueInMs: nu
   for (let from = 1; from <= n; from += 50_000) {
     const to = Math.min(n, from + 49_999);
     await sql.query(
-      `INSERT INTO timers (tenant, queue, partition, timer_key, deliver_at, txn, message_id, payload, producer_sub)
+      `INSERT INTO timers (tenant, queue, partition, timer_key, deliver_at, txn, message_id, payload, producer_sub, traceparent)
        SELECT 'bench', 'q' || (i % 8), 'Default', $1 || i, now() + ($2 + random() * $3) * interval '1 millisecond',
-              $1 || i, gen_random_uuid(), $4, 'bench'
+              $1 || i, gen_random_uuid(), $4, 'bench',
+              CASE WHEN $7 THEN '00-' || md5($1 || i) || '-' || left(md5('s' || i), 16) || '-01' END
        FROM generate_series($5::int, $6::int) AS i`,
-      [prefix, dueInMs, spreadMs, payload, from, to],
+      [prefix, dueInMs, spreadMs, payload, from, to, TRACEPARENTS],
     );
   }
 }
@@ -251,7 +256,9 @@ async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Prom
   const concurrency = flag('concurrency', 8);
   const started = performance.now();
   const failed = await new Promise<void>((resolve, reject) => {
-    const w = new Worker(CLIENT_WORKER, { eval: true, workerData: { url: `${base}/api/v1/timers`, token, bodies, concurrency } });
+    const traceparent = TRACEPARENTS ? '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' : undefined;
+    const workerData = { url: `${base}/api/v1/timers`, token, bodies, concurrency, traceparent };
+    const w = new Worker(CLIENT_WORKER, { eval: true, workerData });
     w.on('message', (m) => (m === 'done' ? resolve() : reject(new Error(String(m)))));
     w.on('error', reject);
   }).then(
@@ -388,10 +395,11 @@ async function measureVolume(empty: Bench) {
 }
 
 const CLIENT_WORKER = `
-const { parentPort, workerData: { url, token, bodies, concurrency } } = require('node:worker_threads');
+const { parentPort, workerData: { url, token, bodies, concurrency, traceparent } } = require('node:worker_threads');
 let next = 0;
+const headers = { 'content-type': 'application/json', authorization: 'Bearer ' + token, ...(traceparent ? { traceparent } : {}) };
 const post = async (body) => {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer ' + token }, body });
+  const res = await fetch(url, { method: 'POST', headers, body });
   const text = await res.text();
   if (res.status !== 200) throw new Error('POST /api/v1/timers -> ' + res.status + ' ' + text.slice(0, 300));
 };
@@ -486,7 +494,74 @@ async function openBench(): Promise<Bench> {
   };
 }
 
+/** The figure each measure is compared by, with or without the SDK, and whether higher is better. */
+const COMPARED: Record<string, { field: string; higherIsBetter: boolean }[]> = {
+  fire: [
+    { field: 'framesPerSec', higherIsBetter: true },
+    { field: 'ratio', higherIsBetter: true },
+  ],
+  schedule: [{ field: 'opsPerSec', higherIsBetter: true }],
+  trickle: [{ field: 'p99Ms', higherIsBetter: false }],
+};
+
+/**
+ * `--tracing=compare`: the chosen measures (default fire and schedule) in child processes of this
+ * script, without the SDK and with it (--tracing), alternating which goes first in each of
+ * --pairs=N pairs (the machine drifts within a run), every timer and request carrying a
+ * traceparent on both sides. Prints each child's lines, then one line per pair and measure: both
+ * figures, the ratio with ÷ without, and the load average before the pair.
+ */
+async function compareTracing(): Promise<void> {
+  const { spawnSync } = await import('node:child_process');
+  const { loadavg } = await import('node:os');
+  const { fileURLToPath } = await import('node:url');
+  const pairs = flag('pairs', 2);
+  const chosenHere = chosen.length > 0 ? chosen : ['fire', 'schedule'];
+  const passOn = args.filter((a) => a.startsWith('--') && !a.startsWith('--tracing') && !a.startsWith('--pairs'));
+  const runOnce = (tracing: boolean): Record<string, Record<string, any>> => {
+    const argv = [
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      ...chosenHere,
+      ...passOn,
+      '--traceparents',
+      ...(tracing ? ['--tracing'] : []),
+    ];
+    const r = spawnSync(process.execPath, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
+    if (r.status !== 0) throw new Error(`bench child (tracing ${tracing}) exited ${r.status}`);
+    const lines: Record<string, Record<string, any>> = {};
+    for (const text of r.stdout.split('\n').filter((l) => l.startsWith('{'))) {
+      console.log(text);
+      const line = JSON.parse(text);
+      lines[line.measure] = line;
+    }
+    return lines;
+  };
+  for (let pair = 1; pair <= pairs; pair++) {
+    const load = loadavg().map((l) => round(l, 2));
+    const withFirst = pair % 2 === 0;
+    const first = runOnce(withFirst);
+    const second = runOnce(!withFirst);
+    const [withSdk, without] = withFirst ? [first, second] : [second, first];
+    for (const m of chosenHere) {
+      const figures: Record<string, unknown> = {};
+      for (const { field } of COMPARED[m] ?? []) {
+        const w = withSdk[m]?.[field];
+        const o = without[m]?.[field];
+        figures[field] = {
+          withSdk: w,
+          without: o,
+          ratio: typeof w === 'number' && typeof o === 'number' && o !== 0 ? round(w / o, 3) : null,
+        };
+      }
+      emit({ measure: 'tracingCost', of: m, pair, order: withFirst ? 'with first' : 'without first', loadAverage: load, ...figures });
+    }
+  }
+}
+
 async function main() {
+  if (args.includes('--tracing=compare')) return compareTracing();
   if (TRACING) await registerTracing();
   if (measures.includes('peers')) {
     // Brokers and peers each in child processes of their own (bench/peers.ts): nothing opened here.
