@@ -1,6 +1,8 @@
 // The SDK against a scripted fetch: what it sends, how it retries, what it throws. No broker.
+import { context as otelContext, ROOT_CONTEXT, trace as otelTrace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, decodePayload, encodePayload, QueenTimersError, timerKeyPath, type ClientOptions } from '../sdk/src/index.ts';
 import { decodePathSegment } from '../src/http/rest.ts';
 
@@ -319,5 +321,84 @@ describe('errors and retries', () => {
     setTimeout(() => ac.abort(new Error('stop')), 20);
     await expect(p).rejects.toThrow('stop');
     expect(sent).toHaveLength(1);
+  });
+});
+
+describe('traceparent', () => {
+  const ACTIVE = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  const GIVEN = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  const op = { queue: 'q', timerKey: 'k', delayMs: 0, payload: 'x' };
+  // The real OpenTelemetry API with a context manager, as an app that traces registers them; the
+  // SDK itself imports none of it.
+  const inActiveSpan = <T>(fn: () => Promise<T>) =>
+    otelContext.with(
+      otelTrace.setSpanContext(ROOT_CONTEXT, { traceId: ACTIVE.slice(3, 35), spanId: ACTIVE.slice(36, 52), traceFlags: 1 }),
+      fn,
+    );
+
+  it('sends none when the app registered no OpenTelemetry context manager', async () => {
+    const { fetch, sent } = scriptedFetch([echoBatch]);
+    await inActiveSpan(() => client(fetch).timers.schedule(op));
+    expect(sent[0].headers.traceparent).toBeUndefined();
+  });
+
+  describe('with the OpenTelemetry API registered', () => {
+    const manager = new AsyncLocalStorageContextManager();
+    beforeAll(() => {
+      otelContext.setGlobalContextManager(manager.enable());
+    });
+    afterAll(() => {
+      otelContext.disable();
+    });
+
+    it('sends the active span’s traceparent on every call', async () => {
+      const { fetch, sent } = scriptedFetch([echoBatch, json(200, [{ index: 0, transactionId: 't', status: 'queued' }])]);
+      const qt = client(fetch);
+      await inActiveSpan(async () => {
+        await qt.timers.schedule(op);
+        await qt.log.push({ queue: 'q', payload: 1 });
+      });
+      expect(sent.map((s) => s.headers.traceparent)).toEqual([ACTIVE, ACTIVE]);
+      // Outside any span: none.
+      await qt.log.push({ queue: 'q', payload: 1 });
+      expect(sent[2].headers.traceparent).toBeUndefined();
+    });
+
+    it('a call’s own traceparent wins; null sends none; a malformed one is not sent; traceContext: false reads no span', async () => {
+      const { fetch, sent } = scriptedFetch([echoBatch]);
+      await inActiveSpan(async () => {
+        await client(fetch).timers.schedule(op, { traceparent: GIVEN });
+        await client(fetch, { headers: { traceparent: GIVEN } }).timers.schedule(op, { traceparent: null });
+        await client(fetch).timers.schedule(op, { traceparent: 'not-a-traceparent\r\nx-evil: 1' });
+        await client(fetch, { traceContext: false }).timers.schedule(op);
+        await client(fetch, { traceContext: false }).timers.schedule(op, { traceparent: GIVEN });
+      });
+      expect(sent.map((s) => s.headers.traceparent)).toEqual([GIVEN, undefined, undefined, undefined, GIVEN]);
+    });
+
+    it('consume acks with the frame’s traceparent, not the context it runs in', async () => {
+      const frame = {
+        id: 'm1',
+        transactionId: 't1',
+        partitionId: '0f0c5b8e-4d8e-4f43-9a8e-0a1b2c3d4e5f',
+        leaseId: 'l1',
+        consumerGroup: '__QUEUE_MODE__',
+        payload: 'MQ==',
+        traceparent: GIVEN,
+      };
+      const ac = new AbortController();
+      const { fetch, sent } = scriptedFetch([
+        json(200, { messages: [frame] }),
+        (() => {
+          ac.abort();
+          return json(200, [{ transactionId: 't1', status: 'completed', success: true }]);
+        }) as Answer,
+      ]);
+      await inActiveSpan(() => client(fetch).log.consume('q', () => undefined, { signal: ac.signal }));
+      expect(sent.map((s) => [s.method, s.headers.traceparent])).toEqual([
+        ['GET', ACTIVE],
+        ['POST', GIVEN],
+      ]);
+    });
   });
 });

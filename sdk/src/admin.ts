@@ -28,7 +28,12 @@ export class Admin {
   /** A tenant's plan in force: its overrides over the cell defaults. */
   async plan(tenant: string, opts: CallOptions = {}): Promise<TenantPlan> {
     return (
-      await this.http.request<TenantPlan>({ method: 'GET', path: `/api/v1/admin/tenants/${segmentPath(tenant)}`, signal: opts.signal })
+      await this.http.request<TenantPlan>({
+        method: 'GET',
+        path: `/api/v1/admin/tenants/${segmentPath(tenant)}`,
+        signal: opts.signal,
+        traceparent: opts.traceparent,
+      })
     ).data;
   }
 
@@ -40,18 +45,32 @@ export class Admin {
         path: `/api/v1/admin/tenants/${segmentPath(tenant)}`,
         body: defined(change),
         signal: opts.signal,
+        traceparent: opts.traceparent,
       })
     ).data;
   }
 
   async cluster(opts: CallOptions = {}): Promise<ClusterFlags> {
-    return (await this.http.request<ClusterFlags>({ method: 'GET', path: '/api/v1/admin/cluster', signal: opts.signal })).data;
+    return (
+      await this.http.request<ClusterFlags>({
+        method: 'GET',
+        path: '/api/v1/admin/cluster',
+        signal: opts.signal,
+        traceparent: opts.traceparent,
+      })
+    ).data;
   }
 
   /** Blocks produce cluster-wide, or pauses the sweeper (resuming fires everything that matured meanwhile). */
   async setCluster(change: ClusterChange, opts: CallOptions = {}): Promise<ClusterFlags> {
     return (
-      await this.http.request<ClusterFlags>({ method: 'PUT', path: '/api/v1/admin/cluster', body: defined(change), signal: opts.signal })
+      await this.http.request<ClusterFlags>({
+        method: 'PUT',
+        path: '/api/v1/admin/cluster',
+        body: defined(change),
+        signal: opts.signal,
+        traceparent: opts.traceparent,
+      })
     ).data;
   }
 }

@@ -31,7 +31,15 @@ export function createClient(options: ClientOptions): QueenTimersClient {
     deadLetters: new DeadLetters(http),
     admin: new Admin(http),
     async usage(period, opts = {}) {
-      return (await http.request<Usage>({ method: 'GET', path: '/api/v1/usage', query: { period }, signal: opts.signal })).data;
+      return (
+        await http.request<Usage>({
+          method: 'GET',
+          path: '/api/v1/usage',
+          query: { period },
+          signal: opts.signal,
+          traceparent: opts.traceparent,
+        })
+      ).data;
     },
   };
 }

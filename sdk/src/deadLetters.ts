@@ -24,20 +24,27 @@ export class DeadLetters {
 
   /** One page of the tenant's dead letters, oldest first, with the total that matched. */
   async list(query: DeadLetterQuery = {}): Promise<DeadLetterPage> {
-    const { signal, from, to, ...rest } = query;
+    const { signal, traceparent, from, to, ...rest } = query;
     return (
       await this.http.request<DeadLetterPage>({
         method: 'GET',
         path: '/api/v1/dlq',
         query: { ...rest, from: iso(from), to: iso(to) },
         signal,
+        traceparent,
       })
     ).data;
   }
 
   /** Re-pushes a consumer's dead letter as a new frame and removes it from the DLQ. */
   async replay(id: string, opts: CallOptions = {}): Promise<ReplayResult> {
-    return (await this.http.request<ReplayResult>({ method: 'POST', path: `/api/v1/dlq/${segmentPath(id)}/replay`, signal: opts.signal }))
-      .data;
+    return (
+      await this.http.request<ReplayResult>({
+        method: 'POST',
+        path: `/api/v1/dlq/${segmentPath(id)}/replay`,
+        signal: opts.signal,
+        traceparent: opts.traceparent,
+      })
+    ).data;
   }
 }

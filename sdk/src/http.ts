@@ -1,6 +1,7 @@
 // The one place the SDK talks HTTP: fetch, the bearer token, JSON in and out, the error body,
 // and bounded retries with backoff and jitter — only where a retry can help.
 import { HINT_HEADER, QueenTimersError, type BrokerErrorCode } from './errors.ts';
+import { traceparentFor } from './tracing.ts';
 
 export interface RetryPolicy {
   /** Total attempts including the first; 1 disables retries. Default 4. */
@@ -37,10 +38,22 @@ export interface ClientOptions {
   retry?: RetryOptions | false | undefined;
   /** Extra headers on every request. */
   headers?: Record<string, string> | undefined;
+  /**
+   * Each call carries the active OpenTelemetry span's W3C traceparent when the app runs the
+   * OpenTelemetry API (nothing to install for the SDK; see docs/tracing.md). `false` sends one only
+   * when a call gives it. Default true.
+   */
+  traceContext?: boolean | undefined;
 }
 
 export interface CallOptions {
   signal?: AbortSignal | undefined;
+  /**
+   * The W3C traceparent this call carries: the broker stores it with what the call creates (a
+   * timer, a message, a schedule) and its spans continue it. Default: the active OpenTelemetry
+   * span's (ClientOptions.traceContext); `null` sends none.
+   */
+  traceparent?: string | null | undefined;
 }
 
 export interface RequestSpec {
@@ -50,6 +63,8 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   signal?: AbortSignal | undefined;
+  /** The call's traceparent option (CallOptions.traceparent). */
+  traceparent?: string | null | undefined;
 }
 
 export interface HttpResponse<T> {
@@ -108,6 +123,9 @@ export class Http {
     const headers: Record<string, string> = { accept: 'application/json', ...this.opts.headers };
     const token = typeof this.opts.token === 'function' ? await this.opts.token() : this.opts.token;
     if (token) headers.authorization = `Bearer ${token}`;
+    const traceparent = traceparentFor(spec.traceparent, this.opts.traceContext !== false);
+    if (traceparent) headers.traceparent = traceparent;
+    else if (spec.traceparent === null) delete headers.traceparent;
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
 
     // Only the fields that apply (RequestInit takes no undefined under exactOptionalPropertyTypes).

@@ -71,7 +71,13 @@ export class Log {
   /** Pushes several messages in one call; one result per item, in order. */
   async pushMany(items: PushItem[], opts: CallOptions = {}): Promise<PushResult[]> {
     const body = { items: items.map((i) => ({ ...i, transactionId: i.transactionId ?? mintId() })) };
-    const res = await this.http.request<PushResult[]>({ method: 'POST', path: '/api/v1/push', body, signal: opts.signal });
+    const res = await this.http.request<PushResult[]>({
+      method: 'POST',
+      path: '/api/v1/push',
+      body,
+      signal: opts.signal,
+      traceparent: opts.traceparent,
+    });
     return res.data;
   }
 
@@ -90,6 +96,7 @@ export class Log {
         subscriptionMode: opts.subscriptionMode,
       },
       signal: opts.signal,
+      traceparent: opts.traceparent,
     });
     if (res.status === 204 || !res.data) return [];
     return res.data.messages.map(decodeFrame);
@@ -110,7 +117,13 @@ export class Log {
     if (message.consumerGroup && message.consumerGroup !== QUEUE_MODE) body.consumerGroup = message.consumerGroup;
     if (message.leaseId) body.leaseId = message.leaseId;
     if (opts.error !== undefined) body.error = opts.error;
-    const res = await this.http.request<AckResult[]>({ method: 'POST', path: '/api/v1/ack', body, signal: opts.signal });
+    const res = await this.http.request<AckResult[]>({
+      method: 'POST',
+      path: '/api/v1/ack',
+      body,
+      signal: opts.signal,
+      traceparent: opts.traceparent,
+    });
     return res.data[0];
   }
 
@@ -122,6 +135,7 @@ export class Log {
       // JSON leaves undefined fields out: the broker sees only the options given.
       body: { queue, options },
       signal: opts.signal,
+      traceparent: opts.traceparent,
     });
     return res.data;
   }
@@ -164,7 +178,8 @@ export class Log {
           onError?.(err, message);
         }
         try {
-          await this.ack(message, status, { error });
+          // The ack continues the frame's trace (the producer's), not the context consume() runs in.
+          await this.ack(message, status, { error, traceparent: message.traceparent ?? undefined });
         } catch (err) {
           // The lease expires and the frame comes back; nothing is lost.
           onError?.(err, message);

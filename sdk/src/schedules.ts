@@ -45,14 +45,21 @@ export class Schedules {
       path: schedulePath(input.queue, input.scheduleKey),
       body,
       signal: opts.signal,
+      traceparent: opts.traceparent,
     });
     return res.data;
   }
 
   /** One schedule with its next occurrences, payload base64 as stored; a miss is `{found:false}`. */
   async get(queue: string, scheduleKey: string, opts: CallOptions = {}): Promise<ScheduleGetResult> {
-    return (await this.http.request<ScheduleGetResult>({ method: 'GET', path: schedulePath(queue, scheduleKey), signal: opts.signal }))
-      .data;
+    return (
+      await this.http.request<ScheduleGetResult>({
+        method: 'GET',
+        path: schedulePath(queue, scheduleKey),
+        signal: opts.signal,
+        traceparent: opts.traceparent,
+      })
+    ).data;
   }
 
   /** One page of a queue's schedules, by scheduleKey in byte order, without payloads. */
@@ -62,6 +69,7 @@ export class Schedules {
       path: `/api/v1/schedules/${segmentPath(queue)}`,
       query: { after: opts.after, limit: opts.limit },
       signal: opts.signal,
+      traceparent: opts.traceparent,
     });
     return res.data;
   }
@@ -85,7 +93,12 @@ export class Schedules {
    */
   async delete(queue: string, scheduleKey: string, opts: CallOptions = {}): Promise<ScheduleDeleteResult> {
     return (
-      await this.http.request<ScheduleDeleteResult>({ method: 'DELETE', path: schedulePath(queue, scheduleKey), signal: opts.signal })
+      await this.http.request<ScheduleDeleteResult>({
+        method: 'DELETE',
+        path: schedulePath(queue, scheduleKey),
+        signal: opts.signal,
+        traceparent: opts.traceparent,
+      })
     ).data;
   }
 }

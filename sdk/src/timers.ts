@@ -133,6 +133,7 @@ export class Timers {
       path: `/api/v1/timers/${segmentPath(queue)}/${timerKeyPath(timerKey)}`,
       query: { txn: opts.txn },
       signal: opts.signal,
+      traceparent: opts.traceparent,
     });
     return res.data;
   }
@@ -143,6 +144,7 @@ export class Timers {
       method: 'GET',
       path: `/api/v1/timers/${segmentPath(queue)}/${timerKeyPath(timerKey)}`,
       signal: opts.signal,
+      traceparent: opts.traceparent,
     });
     return res.data;
   }
@@ -154,6 +156,7 @@ export class Timers {
       path: `/api/v1/timers/${segmentPath(queue)}`,
       query: { after: opts.after, limit: opts.limit },
       signal: opts.signal,
+      traceparent: opts.traceparent,
     });
     return res.data;
   }
@@ -238,6 +241,7 @@ export class Timers {
       path: '/api/v1/timers',
       body: { operations },
       signal: opts.signal,
+      traceparent: opts.traceparent,
     });
     const results = res.data?.results;
     if (!Array.isArray(results) || results.length !== operations.length) {
