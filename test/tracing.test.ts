@@ -1,9 +1,10 @@
 // Tracing (docs/tracing.md): with an SDK registered, the broker's spans continue the caller's W3C
 // traceparent; a malformed traceparent is ignored (a new trace), never refused.
-import { context, trace } from '@opentelemetry/api';
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createClient, type Message } from '../sdk/src/index.ts';
 import { normaliseTraceparent, parseTraceparent, traceIdAsUuid } from '../src/tracing.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 
@@ -18,7 +19,7 @@ let tb: TestBroker;
 beforeAll(async () => {
   context.setGlobalContextManager(contextManager);
   trace.setGlobalTracerProvider(provider);
-  tb = await startTestBroker({ sweeper: true });
+  tb = await startTestBroker({ sweeper: true, listen: true });
 });
 afterAll(async () => {
   await tb?.close();
@@ -79,115 +80,274 @@ describe('HTTP spans', () => {
   });
 });
 
-describe('a traceparent carried from the producer to the consumer', () => {
-  const b64 = (s: string) => Buffer.from(s).toString('base64');
-  const popFrame = async (queue: string) => {
-    const res = await waitFor(async () => {
-      const r = await api(tb, 'GET', `/api/v1/pop/queue/${queue}?wait=false`);
-      return r.status === 200 ? r : undefined;
-    });
-    return res.body.messages[0];
-  };
+/** The attributes of a span, its links and its events: where a payload must never appear. */
+const everyAttribute = (span: ReadableSpan) =>
+  JSON.stringify([span.attributes, span.links.map((l) => l.attributes ?? {}), span.events.map((e) => e.attributes ?? {})]);
 
-  it('a timer keeps the traceparent of the request that scheduled it, its frame carries it out on pop', async () => {
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+/** The SERVER span of the request whose route template is `route`, the last one finished. */
+const serverSpan = (route: string) =>
+  exporter
+    .getFinishedSpans()
+    .filter((s) => s.kind === SpanKind.SERVER && s.name === route)
+    .at(-1);
+
+/** Pops `queue`'s one frame (waiting for the fire, if any), in requests of their own. */
+async function popFrame(queue: string) {
+  const res = await waitFor(async () => {
+    const r = await api(tb, 'GET', `/api/v1/pop/queue/${queue}?wait=false`);
+    return r.status === 200 ? r : undefined;
+  });
+  expect(res.body.messages).toHaveLength(1);
+  return res.body.messages[0];
+}
+
+/**
+ * The consumer's half of the chain, from the frame a producer's request stored `storedSpanId`
+ * for: the pop links to that span and is a child of its own request; the ack, sent with the
+ * frame's traceparent as a consumer continuing it does, is in the producer's trace, its request a
+ * child of the producer's span. Both carry the attributes a user filters by.
+ */
+async function consumeAndCheck(queue: string, storedSpanId: string) {
+  const frame = await popFrame(queue);
+  expect(frame.traceparent).toBe(`00-${TRACE_ID}-${storedSpanId}-01`);
+  expect(frame.traceId).toBe(traceIdAsUuid(CALLER));
+
+  const pop = exporter
+    .getFinishedSpans()
+    .find(
+      (s) =>
+        s.name === 'pop' && s.attributes['messaging.destination.name'] === queue && s.attributes['messaging.batch.message_count'] === 1,
+    )!;
+  expect(pop.kind).toBe(SpanKind.CONSUMER);
+  expect(pop.attributes).toMatchObject({
+    'messaging.system': 'queen-timers',
+    'messaging.operation.type': 'receive',
+    'messaging.consumer.group.name': '__QUEUE_MODE__',
+    'queen.tenant': 'acme',
+    'queen.partition': frame.partition ?? 'Default',
+    'queen.txn': frame.transactionId,
+    'messaging.message.id': frame.id,
+  });
+  expect(pop.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([[TRACE_ID, storedSpanId]]);
+  const popRequest = exporter.getFinishedSpans().find((s) => s.spanContext().spanId === pop.parentSpanContext?.spanId)!;
+  expect(popRequest.name).toBe('GET /api/v1/pop/queue/{queue}');
+  expect(popRequest.attributes['queen.tenant']).toBe('acme');
+
+  const acked = await api(tb, 'POST', '/api/v1/ack', {
+    body: { transactionId: frame.transactionId, partitionId: frame.partitionId, leaseId: frame.leaseId, status: 'completed' },
+    headers: { traceparent: frame.traceparent },
+  });
+  expect(acked.status).toBe(200);
+  const ackRequest = serverSpan('POST /api/v1/ack')!;
+  expect(ackRequest.spanContext().traceId).toBe(TRACE_ID);
+  expect(ackRequest.parentSpanContext?.spanId).toBe(storedSpanId);
+  expect(ackRequest.attributes['queen.tenant']).toBe('acme');
+  const ack = exporter.getFinishedSpans().find((s) => s.name === 'ack' && s.attributes['queen.txn'] === frame.transactionId)!;
+  expect(ack.kind).toBe(SpanKind.CONSUMER);
+  expect(ack.parentSpanContext?.spanId).toBe(ackRequest.spanContext().spanId);
+  expect(ack.attributes).toMatchObject({
+    'messaging.system': 'queen-timers',
+    'messaging.operation.type': 'settle',
+    'messaging.destination.name': queue,
+    'queen.tenant': 'acme',
+    'queen.partition': 'Default',
+    'queen.status': 'completed',
+    'queen.refused': 0,
+  });
+  return frame;
+}
+
+/** The fire batch that fired `timerKey`: its link to the scheduling span, the claim it is a child of. */
+function checkFire(queue: string, timerKey: string, storedSpanId: string, frame: { transactionId: string; id: string }) {
+  const fire = exporter.getFinishedSpans().find((s) => s.name === 'fire timers' && s.links.some((l) => l.context.spanId === storedSpanId))!;
+  expect(fire).toBeDefined();
+  expect(fire.kind).toBe(SpanKind.PRODUCER);
+  expect(fire.attributes).toMatchObject({
+    'messaging.system': 'queen-timers',
+    'messaging.operation.type': 'send',
+    'messaging.operation.name': 'fire',
+    'queen.fired': 1,
+  });
+  const link = fire.links.find((l) => l.context.spanId === storedSpanId)!;
+  expect(link.context.traceId).toBe(TRACE_ID);
+  expect(link.attributes).toEqual({
+    'queen.tenant': 'acme',
+    'messaging.destination.name': queue,
+    'queen.partition': 'Default',
+    'queen.timer_key': timerKey,
+    'queen.txn': frame.transactionId,
+    'messaging.message.id': frame.id,
+  });
+  // The fire is a child of the claim that leased its timers.
+  const claim = exporter.getFinishedSpans().find((s) => s.spanContext().spanId === fire.parentSpanContext?.spanId)!;
+  expect(claim.name).toBe('claim timers');
+  expect(claim.attributes).toMatchObject({ 'messaging.system': 'queen-timers', 'messaging.operation.name': 'claim' });
+  expect(claim.attributes['messaging.batch.message_count']).toBeGreaterThanOrEqual(1);
+}
+
+describe('a traceparent carried from the producer to the consumer, end to end', () => {
+  it('a timer: schedule → claim → fire → pop → ack, linked and in one trace, no payload in any attribute', async () => {
+    const payload = b64('{"secret":"timer-payload"}');
     const res = await api(tb, 'POST', '/api/v1/timers', {
-      body: { operations: [{ op: 'schedule', queue: 'trace-timer', timerKey: 'k1', delayMs: 0, payload: b64('{"a":1}') }] },
+      body: { operations: [{ op: 'schedule', queue: 'trace-timer', timerKey: 'k1', delayMs: 0, payload }] },
       headers: { traceparent: CALLER },
     });
     expect(res.status).toBe(200);
-    const server = spanNamed('POST /api/v1/timers')!;
+    const server = serverSpan('POST /api/v1/timers')!;
     expect(server.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
-    const stored = `00-${TRACE_ID}-${server.spanContext().spanId}-01`;
-    const frame = await popFrame('trace-timer');
-    expect(frame.traceparent).toBe(stored);
-    expect(frame.traceId).toBe(traceIdAsUuid(CALLER));
+    expect(server.attributes).toMatchObject({ 'queen.tenant': 'acme', 'http.route': '/api/v1/timers', 'http.response.status_code': 200 });
+    const stored = server.spanContext().spanId;
 
-    // The fire batch links to the schedule's span, with the timer's attributes on the link.
-    const fire = exporter.getFinishedSpans().find((s) => s.name === 'fire timers' && s.links.length > 0)!;
-    expect(fire.attributes).toMatchObject({ 'messaging.system': 'queen-timers', 'messaging.operation.type': 'send' });
-    expect(fire.links[0].context.spanId).toBe(server.spanContext().spanId);
-    expect(fire.links[0].attributes).toMatchObject({
-      'queen.tenant': 'acme',
-      'messaging.destination.name': 'trace-timer',
-      'queen.timer_key': 'k1',
-      'queen.partition': 'Default',
-    });
-    // The pop is a child of its request, linked to the schedule's span.
-    const pop = exporter.getFinishedSpans().find((s) => s.name === 'pop' && s.attributes['messaging.batch.message_count'] === 1)!;
-    expect(pop.attributes).toMatchObject({
-      'messaging.system': 'queen-timers',
-      'messaging.operation.type': 'receive',
-      'messaging.destination.name': 'trace-timer',
-      'queen.tenant': 'acme',
-      'queen.partition': 'Default',
-      'queen.txn': frame.transactionId,
-    });
-    expect(pop.links.map((l) => l.context.spanId)).toEqual([server.spanContext().spanId]);
-    expect(
-      exporter
-        .getFinishedSpans()
-        .some((s) => s.spanContext().spanId === pop.parentSpanContext?.spanId && s.name.startsWith('GET /api/v1/pop')),
-    ).toBe(true);
-
-    // The consumer continues the frame's traceparent: its ack is in the producer's trace.
-    const acked = await api(tb, 'POST', '/api/v1/ack', {
-      body: { transactionId: frame.transactionId, partitionId: frame.partitionId, leaseId: frame.leaseId, status: 'completed' },
-      headers: { traceparent: frame.traceparent },
-    });
-    expect(acked.status).toBe(200);
-    const ack = spanNamed('ack')!;
-    expect(ack.spanContext().traceId).toBe(TRACE_ID);
-    expect(ack.attributes).toMatchObject({
-      'messaging.operation.type': 'settle',
-      'queen.txn': frame.transactionId,
-      'queen.status': 'completed',
-    });
-    // No payload in any attribute.
-    for (const span of exporter.getFinishedSpans()) expect(JSON.stringify(span.attributes)).not.toContain('eyJhIjoxfQ');
+    const frame = await consumeAndCheck('trace-timer', stored);
+    checkFire('trace-timer', 'k1', stored, frame);
+    for (const span of exporter.getFinishedSpans()) {
+      expect(everyAttribute(span)).not.toContain(payload);
+      expect(everyAttribute(span)).not.toContain('timer-payload');
+    }
   });
 
-  it('a push keeps the traceparent; a traceId the producer gave wins for Queen’s field', async () => {
+  it('a push: push → pop → ack; a traceId the producer gave wins for Queen’s field', async () => {
     const res = await api(tb, 'POST', '/api/v1/push', {
-      body: {
-        items: [
-          { queue: 'trace-push', payload: { n: 1 } },
-          { queue: 'trace-push', payload: { n: 2 }, traceId: '11111111-2222-4333-8444-555555555555' },
-        ],
-      },
+      body: { items: [{ queue: 'trace-push', payload: { secret: 'push-payload' } }] },
       headers: { traceparent: CALLER },
     });
     expect(res.status).toBe(201);
-    const server = spanNamed('POST /api/v1/push')!;
-    const popped = (await api(tb, 'GET', '/api/v1/pop/queue/trace-push?batch=2&wait=false')).body.messages;
-    expect(popped.map((f: { traceparent: string }) => f.traceparent)).toEqual([
-      `00-${TRACE_ID}-${server.spanContext().spanId}-01`,
-      `00-${TRACE_ID}-${server.spanContext().spanId}-01`,
-    ]);
-    expect(popped.map((f: { traceId: string }) => f.traceId)).toEqual([traceIdAsUuid(CALLER), '11111111-2222-4333-8444-555555555555']);
-  });
+    const server = serverSpan('POST /api/v1/push')!;
+    expect(server.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
+    expect(server.attributes['queen.tenant']).toBe('acme');
+    await consumeAndCheck('trace-push', server.spanContext().spanId);
 
-  it('a schedule keeps the traceparent of its PUT and each occurrence timer carries it', async () => {
-    const res = await api(tb, 'PUT', '/api/v1/schedules/trace-sched/beat', {
-      body: { cron: '* * * * *', payload: b64('{"beat":1}') },
+    await api(tb, 'POST', '/api/v1/push', {
+      body: { items: [{ queue: 'trace-push-id', payload: 2, traceId: '11111111-2222-4333-8444-555555555555' }] },
       headers: { traceparent: CALLER },
     });
-    expect(res.status).toBeLessThan(300);
-    const server =
-      spanNamed('PUT /api/v1/schedules/:queue/*scheduleKey') ?? exporter.getFinishedSpans().find((s) => s.name.startsWith('PUT '));
-    const stored = `00-${TRACE_ID}-${server!.spanContext().spanId}-01`;
-    const schedule = await tb.sql.query(`SELECT traceparent FROM schedules WHERE queue = 'trace-sched'`);
-    expect(schedule.rows).toEqual([{ traceparent: stored }]);
-    // Its first occurrence is due within the minute: materialize it now rather than wait for the lookahead.
-    await tb.sql.query(`UPDATE schedules SET materialize_at = now() WHERE queue = 'trace-sched'`);
-    const timer = await waitFor(async () => (await tb.sql.query(`SELECT traceparent FROM timers WHERE queue = 'trace-sched'`)).rows[0]);
-    expect(timer).toEqual({ traceparent: stored });
+    const own = await popFrame('trace-push-id');
+    expect(own.traceId).toBe('11111111-2222-4333-8444-555555555555');
+    expect(own.traceparent).toBe(`00-${TRACE_ID}-${serverSpan('POST /api/v1/push')!.spanContext().spanId}-01`);
+    for (const span of exporter.getFinishedSpans()) expect(everyAttribute(span)).not.toContain('push-payload');
   });
 
-  it('without a traceparent nothing is stored and the frame says null', async () => {
-    await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'trace-none', payload: 1 }] }, headers: { traceparent: 'nonsense' } });
-    const frame = await popFrame('trace-none');
-    // The SDK records a new trace for the request: the frame carries that one, never the malformed header.
-    expect(frame.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-    expect(frame.traceparent).not.toContain('nonsense');
+  it('a schedule’s occurrence: PUT → materialize → claim → fire → pop → ack, the fire linked to the PUT', async () => {
+    const payload = b64('{"secret":"schedule-payload"}');
+    const res = await api(tb, 'PUT', '/api/v1/schedules/trace-sched/beat', {
+      body: { cron: '* * * * *', payload },
+      headers: { traceparent: CALLER },
+    });
+    expect(res.status).toBe(200);
+    const server = serverSpan('PUT /api/v1/schedules/{queue}/{scheduleKey}')!;
+    expect(server.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
+    expect(server.attributes['queen.tenant']).toBe('acme');
+    const stored = server.spanContext().spanId;
+    expect((await tb.sql.query(`SELECT traceparent FROM schedules WHERE queue = 'trace-sched'`)).rows).toEqual([
+      { traceparent: `00-${TRACE_ID}-${stored}-01` },
+    ]);
+    // Its first occurrence is due within the minute: materialize it now rather than wait for the
+    // lookahead, and make that one occurrence due now.
+    await tb.sql.query(`UPDATE schedules SET materialize_at = now() WHERE queue = 'trace-sched'`);
+    const occurrence = await waitFor(
+      async () =>
+        (await tb.sql.query(`SELECT timer_key, traceparent FROM timers WHERE queue = 'trace-sched' ORDER BY deliver_at, timer_key LIMIT 1`))
+          .rows[0],
+    );
+    expect(occurrence.traceparent).toBe(`00-${TRACE_ID}-${stored}-01`);
+    await tb.sql.query(`UPDATE timers SET deliver_at = now() WHERE queue = 'trace-sched' AND timer_key = $1`, [occurrence.timer_key]);
+    tb.broker.services.notifier.timerScheduled(Date.now());
+
+    const frame = await consumeAndCheck('trace-sched', stored);
+    // The frame is that occurrence's: the log keeps the timer key it fired from.
+    const fired = await tb.sql.query(`SELECT timer_key FROM messages WHERE transaction_id = $1`, [frame.transactionId]);
+    expect(fired.rows).toEqual([{ timer_key: occurrence.timer_key }]);
+    checkFire('trace-sched', occurrence.timer_key, stored, frame);
+    for (const span of exporter.getFinishedSpans()) {
+      expect(everyAttribute(span)).not.toContain(payload);
+      expect(everyAttribute(span)).not.toContain('schedule-payload');
+    }
+  });
+});
+
+describe('a bad traceparent is ignored, never refused', () => {
+  const BAD = [
+    'garbage',
+    '00-not-a-trace-01',
+    `ff-${TRACE_ID}-00f067aa0ba902b7-01`,
+    `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
+    `00-${TRACE_ID.toUpperCase()}-00f067aa0ba902b7-01`,
+    `00-${TRACE_ID}-00f067aa0ba902b7-01-extra`,
+    `00-${TRACE_ID}-00f067aa0ba902b7-01${'x'.repeat(4000)}`,
+    '',
+  ];
+
+  it('on every route that stores one: the request succeeds in a new trace and stores that, not the header', async () => {
+    for (const [i, bad] of BAD.entries()) {
+      exporter.reset();
+      const headers = { traceparent: bad };
+      const timers = await api(tb, 'POST', '/api/v1/timers', {
+        body: { operations: [{ op: 'schedule', queue: 'trace-bad', timerKey: `t${i}`, delayMs: 3_600_000, payload: b64('1') }] },
+        headers,
+      });
+      const push = await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'trace-bad', payload: i }] }, headers });
+      const schedule = await api(tb, 'PUT', `/api/v1/schedules/trace-bad/s${i}`, {
+        body: { cron: '0 0 1 1 *', payload: b64('1') },
+        headers,
+      });
+      const pop = await api(tb, 'GET', '/api/v1/pop/queue/trace-bad?wait=false', { headers });
+      const ack = await api(tb, 'POST', '/api/v1/ack', {
+        body: {
+          transactionId: pop.body.messages[0].transactionId,
+          partitionId: pop.body.messages[0].partitionId,
+          leaseId: pop.body.messages[0].leaseId,
+          status: 'completed',
+        },
+        headers,
+      });
+      expect([timers.status, push.status, schedule.status, pop.status, ack.status], JSON.stringify(bad.slice(0, 40))).toEqual([
+        200, 201, 200, 200, 200,
+      ]);
+      const servers = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER);
+      expect(servers).toHaveLength(5);
+      for (const span of servers) {
+        expect(span.parentSpanContext).toBeUndefined();
+        expect(span.spanContext().traceId).not.toBe(TRACE_ID);
+      }
+      // What was stored is the new trace's span, never the header.
+      const own = (route: string) => `00-${serverSpan(route)!.spanContext().traceId}-${serverSpan(route)!.spanContext().spanId}-01`;
+      expect(pop.body.messages[0].traceparent).toBe(own('POST /api/v1/push'));
+      const timer = await tb.sql.query(`SELECT traceparent FROM timers WHERE queue = 'trace-bad' AND timer_key = $1`, [`t${i}`]);
+      expect(timer.rows).toEqual([{ traceparent: own('POST /api/v1/timers') }]);
+      const sched = await tb.sql.query(`SELECT traceparent FROM schedules WHERE queue = 'trace-bad' AND schedule_key = $1`, [`s${i}`]);
+      expect(sched.rows).toEqual([{ traceparent: own('PUT /api/v1/schedules/{queue}/{scheduleKey}') }]);
+    }
+  });
+});
+
+describe('the SDK carries the trace', () => {
+  it('a call inside an active span sends its traceparent; consume acks in the frame’s trace', async () => {
+    const qt = createClient({ baseUrl: tb.url, token: await tb.token() });
+    const tracer = trace.getTracer('test-app');
+    const checkout = await tracer.startActiveSpan('checkout', async (span) => {
+      await qt.timers.schedule({ queue: 'trace-sdk', timerKey: 'order-1', delayMs: 0, payload: { order: 1 } });
+      span.end();
+      return span.spanContext();
+    });
+    const server = serverSpan('POST /api/v1/timers')!;
+    expect(server.spanContext().traceId).toBe(checkout.traceId);
+    expect(server.parentSpanContext?.spanId).toBe(checkout.spanId);
+
+    const ac = new AbortController();
+    let handled: Message | undefined;
+    await qt.log.consume(
+      'trace-sdk',
+      (m) => {
+        handled = m;
+        ac.abort();
+      },
+      { signal: ac.signal, timeoutMs: 1_000 },
+    );
+    expect(handled!.traceparent).toBe(`00-${checkout.traceId}-${server.spanContext().spanId}-01`);
+    const ackRequest = await waitFor(() => serverSpan('POST /api/v1/ack'));
+    expect(ackRequest.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
+    expect(ackRequest.spanContext().traceId).toBe(checkout.traceId);
   });
 });
