@@ -5,9 +5,10 @@
 //  - rss: that install's embedded broker (`node dist/src/server.js`, no DATABASE_URL) under light
 //    load for --minutes (default 5): 20 timers scheduled a second, due 1 s later, popped with
 //    autoAck by one consumer; its RSS sampled every 10 s from /proc, beside an idle `node` the same
-//    way. Targets: install ≤ 150 MB, RSS ≤ 250 MB at the end.
+//    way, summed over the broker's process tree. Targets: install ≤ 150 MB, RSS ≤ 250 MB at every
+//    sample (so at the end too). A missed target exits 1 with a line on stderr naming it.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintToken } from '../src/auth.ts';
@@ -17,15 +18,39 @@ const RSS_TARGET_MB = 250;
 const SECRET = 'footprint-bench-secret-of-32-characters!';
 
 const duMb = (path: string) => Number(execFileSync('du', ['-sm', path], { encoding: 'utf8' }).split('\t')[0]);
-const rssMb = (pid: number) => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'))!;
-  return Math.round(Number(line.split(/\s+/)[1]) / 1024);
+/** VmRSS of one process, in kB (0 once it has exited). */
+const rssKb = (pid: number) => {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
+    return line ? Number(line.split(/\s+/)[1]) : 0;
+  } catch {
+    return 0;
+  }
 };
+/** A process and its descendants (from /proc/<pid>/task/<tid>/children). */
+const processTree = (pid: number): number[] => {
+  let children: number[] = [];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`))
+      children.push(...readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    children = [];
+  }
+  return [pid, ...children.flatMap(processTree)];
+};
+/**
+ * RSS of a process and every descendant, summed, in MB: the broker's memory includes whatever it
+ * starts (the embedded database's initdb runs in a child), so moving work into a child process
+ * cannot make the figure smaller. Pages shared between them count once per process (an overcount).
+ */
+const rssMb = (pid: number) => Math.round(processTree(pid).reduce((sum, p) => sum + rssKb(p), 0) / 1024);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function measureFootprint(o: { minutes: number; emit: (line: object) => void }): Promise<void> {
+/** Returns the measures that missed their target (none: both within). */
+export async function measureFootprint(o: { minutes: number; emit: (line: object) => void }): Promise<string[]> {
+  const missed: string[] = [];
   const root = new URL('..', import.meta.url).pathname;
   const scratch = mkdtempSync(join(tmpdir(), 'qt-footprint-'));
   try {
@@ -43,6 +68,7 @@ export async function measureFootprint(o: { minutes: number; emit: (line: object
       targetMb: INSTALL_TARGET_MB,
       withinTarget: installMb <= INSTALL_TARGET_MB,
     });
+    if (installMb > INSTALL_TARGET_MB) missed.push(`production install ${installMb} MB > ${INSTALL_TARGET_MB} MB`);
 
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const broker = spawn(process.execPath, ['dist/src/server.js'], {
@@ -93,19 +119,21 @@ export async function measureFootprint(o: { minutes: number; emit: (line: object
         await sleep(1_000);
       }
       const last = samples.at(-1)!;
+      const max = Math.max(...samples);
       o.emit({
         measure: 'footprint-rss',
         minutes: o.minutes,
         scheduled: n,
         popped,
         brokerRssFirstMb: samples[0],
-        brokerRssMaxMb: Math.max(...samples),
+        brokerRssMaxMb: max,
         brokerRssLastMb: last,
         idleNodeRssMb: idleSamples.at(-1),
         brokerOverIdleNode: Math.round((last / idleSamples.at(-1)!) * 100) / 100,
         targetMb: RSS_TARGET_MB,
-        withinTarget: Math.max(...samples) <= RSS_TARGET_MB,
+        withinTarget: max <= RSS_TARGET_MB && last <= RSS_TARGET_MB,
       });
+      if (max > RSS_TARGET_MB) missed.push(`embedded broker RSS max ${max} MB (last ${last} MB) > ${RSS_TARGET_MB} MB`);
     } finally {
       broker.kill('SIGTERM');
       idle.kill('SIGTERM');
@@ -114,4 +142,5 @@ export async function measureFootprint(o: { minutes: number; emit: (line: object
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+  return missed;
 }

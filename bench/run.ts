@@ -570,8 +570,11 @@ async function main() {
     return;
   }
   if (measures.includes('cli')) measureCli();
-  if (measures.includes('footprint'))
-    await measureFootprint({ minutes: flag('minutes', 5), emit: (line) => console.log(JSON.stringify(line)) });
+  if (measures.includes('footprint')) {
+    const missed = await measureFootprint({ minutes: flag('minutes', 5), emit: (line) => console.log(JSON.stringify(line)) });
+    for (const m of missed) console.error(`footprint over target: ${m}`);
+    if (missed.length > 0) process.exitCode = 1;
+  }
   if (measures.every((m) => m === 'cli' || m === 'footprint')) return;
   const bench = await openBench();
   const { broker, sql, base } = bench;

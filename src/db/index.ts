@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import v8 from 'node:v8';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
@@ -81,6 +82,19 @@ await db.close();`;
   });
 }
 
+/**
+ * V8 flag for the embedded broker's WebAssembly: Liftoff, V8's baseline compiler, for every
+ * function, without the background tier-up to TurboFan. PGlite's PostgreSQL is a 9 MB module:
+ * under load V8 recompiles its hot functions with TurboFan on worker threads, whose compile memory
+ * stays in glibc's per-thread malloc arenas after the compiles end (never given back to the system).
+ * Measured on PGlite alone under a write load for 15 s: 73 MB of thread arenas and 241 MB RSS with
+ * tier-up, 8 MB and 167 MB without it, at the same query rate within the noise (docs/benchmarks.md).
+ * Set once, before the first embedded database compiles its module; it applies to the modules
+ * compiled after it in this process (Prisma's query compiler too), never to a broker on
+ * DATABASE_URL, which does not set it.
+ */
+export const EMBEDDED_WASM_FLAG = '--liftoff-only';
+
 export interface OpenOptions {
   url?: string;
   /** A direct connection to the server when `url` goes through a pooler (see Database.directUrl). */
@@ -109,6 +123,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let url = opts.url;
   let stopEmbedded = async () => {};
   if (!url) {
+    v8.setFlagsFromString(EMBEDDED_WASM_FLAG);
     const { PGlite } = await import('@electric-sql/pglite');
     const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
     const dataDir = opts.dataDir ?? 'memory://';
