@@ -65,6 +65,18 @@ export function parseDatabaseUrl(url: string): ParsedUrl {
   return { hosts, single };
 }
 
+/**
+ * Points a client not yet connected at one host. pg takes host and port from the connection
+ * string, which names the first host; both places it reads them from are set.
+ */
+function aim(client: object, h: Host): void {
+  const c = client as InternalClient;
+  c.host = h.host;
+  c.port = h.port;
+  c.connectionParameters.host = h.host;
+  c.connectionParameters.port = h.port;
+}
+
 const label = (h: Host) => `${h.host.includes(':') ? `[${h.host}]` : h.host}:${h.port}`;
 
 /** No listed host answered as a primary. SQLSTATE 08001: the client could not establish a connection. */
@@ -109,7 +121,8 @@ export class PrimaryLocator {
     try {
       const found = await Promise.any(
         this.hosts.map(async (h) => {
-          const c = new pg.Client({ ...this.base, ...h, connectionTimeoutMillis: PROBE_TIMEOUT_MS, keepAlive: true });
+          const c = new pg.Client({ ...this.base, connectionTimeoutMillis: PROBE_TIMEOUT_MS, keepAlive: true });
+          aim(c, h);
           c.on('error', () => {});
           try {
             await c.connect();
@@ -198,10 +211,7 @@ function makeClientClass(locator: PrimaryLocator): typeof pg.Client {
     private async locateAndConnect(): Promise<void> {
       const target = await locator.primary();
       this.primary = target;
-      this.host = target.host;
-      this.port = target.port;
-      this.connectionParameters.host = target.host;
-      this.connectionParameters.port = target.port;
+      aim(this, target);
       try {
         await super.connect();
       } catch (err) {
