@@ -11,6 +11,18 @@ if (why) console.warn(`test/failover.test.ts: skipped: ${why}`);
 
 const TIMERS = 20_000;
 
+/** "503 schedule ×12, 503 pop ×3": the errors by status and request. */
+const summarize = (errors: { status: number; what: string; code?: string }[]) =>
+  Object.entries(
+    errors.reduce<Record<string, number>>((m, e) => {
+      const k = `${e.status} ${e.what}${e.code ? ` ${e.code}` : ''}`;
+      m[k] = (m[k] ?? 0) + 1;
+      return m;
+    }, {}),
+  )
+    .map(([k, n]) => `${k} ×${n}`)
+    .join(', ');
+
 describe.skipIf(Boolean(why))(`a primary and two synchronous standbys behind three brokers${why ? ` — skipped: ${why}` : ''}`, () => {
   let cell: Cell;
   beforeAll(async () => {
@@ -85,7 +97,7 @@ describe.skipIf(Boolean(why))(`a primary and two synchronous standbys behind thr
     });
     console.log(
       `failover: kill → promoted ${r.promotedMs} ms, → other standby re-pointed ${r.repointedMs} ms, → first good schedule ${r.firstGoodScheduleMs} ms; ` +
-        `${r.errors.length} errors, the last ${r.lastErrorMs} ms after the kill; schedules/s before ${r.schedulesPerSecondBefore}, after ${r.schedulesPerSecondAfter}`,
+        `${r.errors.length} errors (${summarize(r.errors)}), the last ${r.lastErrorMs} ms after the kill; schedules/s before ${r.schedulesPerSecondBefore}, after ${r.schedulesPerSecondAfter}`,
     );
     expect(r.acknowledged).toBe(TIMERS);
     // Every acknowledged schedule fired exactly once, none before its time, none dead-lettered.

@@ -333,6 +333,7 @@ export interface FailoverResult {
   /** Frames handed out again after an ack of them was acknowledged. */
   redeliveredAfterAck: number;
   framesReceived: number;
+  refusedAcks: number;
   pendingTimers: number;
   deadLetters: number;
   errors: ErrorSeen[];
@@ -408,6 +409,8 @@ export async function runFailover(cell: Cell, o: FailoverOptions): Promise<Failo
   const ackedFrames = new Set<string>();
   const receivedTxns = new Set<string>();
   let redeliveredAfterAck = 0;
+  /** Acks answered but refused (e.g. a lease that lapsed meanwhile): those frames come back, as they may. */
+  let refusedAcks = 0;
   const consumer = async (queue: string) => {
     for (let i = 0; consuming; i++) {
       const r = await call(brokerFor(i), cell.token, 'GET', `/api/v1/pop/queue/${queue}?batch=200&wait=true&timeout=1000`);
@@ -428,12 +431,15 @@ export async function runFailover(cell: Cell, o: FailoverOptions): Promise<Failo
         leaseId: f.leaseId,
         status: 'completed',
       }));
-      const a = await call(brokerFor(i + 1), cell.token, 'POST', '/api/v1/ack/batch', { acknowledgments: acks });
-      if (a.status !== 200) {
-        // Not acknowledged: the frames come back once their lease lapses, which is allowed.
+      // The ack is retried until answered, under the same lease: an unanswered one leaves the
+      // partition leased to this consumer until the lease lapses.
+      let a = await call(brokerFor(i + 1), cell.token, 'POST', '/api/v1/ack/batch', { acknowledgments: acks });
+      for (let attempt = 2; a.status !== 200; attempt++) {
         errors.push({ what: 'ack', status: a.status, at: performance.now(), code: a.body?.code });
-        continue;
+        await new Promise((res) => setTimeout(res, 200));
+        a = await call(brokerFor(i + attempt), cell.token, 'POST', '/api/v1/ack/batch', { acknowledgments: acks });
       }
+      refusedAcks += a.body.filter((x: any) => !x.success).length;
       a.body.forEach((x: any, k: number) => x.success && ackedFrames.add(frames[k].id));
     }
   };
@@ -511,6 +517,7 @@ export async function runFailover(cell: Cell, o: FailoverOptions): Promise<Failo
     early: r.early,
     redeliveredAfterAck,
     framesReceived: receivedTxns.size,
+    refusedAcks,
     pendingTimers: r.pending,
     deadLetters: r.dead,
     errors: errors.map((e) => ({ what: e.what, status: e.status, atMs: since(e.at), ...(e.code ? { code: e.code } : {}) })),
