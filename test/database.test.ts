@@ -7,6 +7,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/index.ts';
 import { listMigrations, migrate, MIGRATIONS_TABLE } from '../src/db/migrate.ts';
+import { createPool, KEEPALIVE_IDLE_MS, locatorFor, NoPrimaryError, parseDatabaseUrl } from '../src/db/primary.ts';
+import { loadConfig } from '../src/config.ts';
+import { createServer } from 'node:net';
 import { admin, createScratchDatabase, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
 import { startProxy } from './helpers/proxy.ts';
 
@@ -148,6 +151,84 @@ describe('a database that goes away', () => {
       await tb.close();
       await proxy.close();
       await target.close();
+    }
+  });
+});
+
+/** A port nothing listens on now (the OS picked it, then it was closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('a database URL that lists several hosts', () => {
+  it('is parsed in the libpq form: host:port pairs in order, 5432 by default, IPv6 in brackets', () => {
+    expect(parseDatabaseUrl('postgresql://app:pw@db1:5433,db2,[::1]:6000/cell?sslmode=disable')).toEqual({
+      hosts: [
+        { host: 'db1', port: 5433 },
+        { host: 'db2', port: 5432 },
+        { host: '::1', port: 6000 },
+      ],
+      single: 'postgresql://app:pw@db1:5433/cell?sslmode=disable',
+    });
+  });
+
+  it('is accepted by the configuration for DATABASE_URL and QUEEN_DIRECT_DATABASE_URL; a malformed host is refused naming the variable', () => {
+    const url = 'postgresql://app@db1:5432,db2:5432/cell';
+    const config = loadConfig({ DATABASE_URL: url, QUEEN_DIRECT_DATABASE_URL: url, QUEEN_JWT_SECRET: 'x'.repeat(32) });
+    expect([config.DATABASE_URL, config.QUEEN_DIRECT_DATABASE_URL]).toEqual([url, url]);
+    expect(() => loadConfig({ DATABASE_URL: 'postgresql://app@db1:port,db2/cell', QUEEN_JWT_SECRET: 'x'.repeat(32) })).toThrow(
+      /DATABASE_URL: a PostgreSQL URL \(postgresql:\/\/user@host:port\/db, or several host:port separated by commas\): "db1:port" is not a host or host:port/,
+    );
+  });
+
+  it('connects past a host that refuses to the one that answers as a primary, with TCP keepalive', async () => {
+    const { db, drop } = await freshDatabase();
+    const u = new URL(db.url);
+    const url = `postgresql://${u.username}@127.0.0.1:${await closedPort()},${u.host}${u.pathname}`;
+    const pool = createPool(url, { max: 1 });
+    try {
+      const client = await pool.connect();
+      try {
+        expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+        const stream = (client as unknown as { connection: { stream: unknown; _keepAlive: boolean; _keepAliveInitialDelayMillis: number } })
+          .connection;
+        expect([stream._keepAlive, stream._keepAliveInitialDelayMillis]).toEqual([true, KEEPALIVE_IDLE_MS]);
+      } finally {
+        client.release();
+      }
+      expect(await locatorFor(url).primary()).toEqual({ host: u.hostname, port: Number(u.port) });
+    } finally {
+      await pool.end();
+      await drop();
+    }
+  });
+
+  it('fails a connection with NoPrimaryError (SQLSTATE 08001, naming each host) when none answers', async () => {
+    const [a, b] = [await closedPort(), await closedPort()];
+    const pool = createPool(`postgresql://postgres@127.0.0.1:${a},127.0.0.1:${b}/none`, { max: 1 });
+    try {
+      const err = await pool.query('SELECT 1').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(NoPrimaryError);
+      expect(err).toMatchObject({ code: '08001' });
+      expect((err as Error).message).toContain(`no primary among 127.0.0.1:${a}, 127.0.0.1:${b} (`);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it.skipIf(!onRealPostgres)('serves a broker whose DATABASE_URL names a host that is down first', async () => {
+    const scratch = await createScratchDatabase();
+    const u = new URL(scratch.url);
+    const tb = await startTestBroker({ databaseUrl: `postgresql://${u.username}@127.0.0.1:${await closedPort()},${u.host}${u.pathname}` });
+    try {
+      expect((await admin(tb, 'GET', '/api/v1/admin/cluster')).status).toBe(200);
+    } finally {
+      await tb.close();
+      await scratch.drop();
     }
   });
 });

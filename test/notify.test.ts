@@ -33,13 +33,15 @@ describe.skipIf(!onRealPostgres)('Notifier on real PostgreSQL', () => {
     await scratch?.drop();
   });
 
-  it('listens again after its connection is terminated, and hears the other broker', async () => {
+  it('listens again after its connection is terminated, says so once (waiters and sweeper look again), and hears the other broker', async () => {
     const listening = new Notifier(pool, true);
     const publishing = new Notifier(pool, true);
     notifiers.push(listening, publishing);
     await listening.start(scratch.url);
     const heard: string[] = [];
     listening.onMessages((e) => heard.push(e.queue));
+    let reconnects = 0;
+    listening.onReconnect(() => reconnects++);
 
     const listeners = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN queen_timers'";
     const killed = await pool.query(`SELECT pg_terminate_backend(pid) FROM (${listeners}) l`);
@@ -56,5 +58,7 @@ describe.skipIf(!onRealPostgres)('Notifier on real PostgreSQL', () => {
     );
     const now = await pool.query(listeners);
     expect(now.rowCount).toBe(1);
+    // What was notified in the gap is lost: the reconnect itself wakes the waiters and the sweeper.
+    expect(reconnects).toBe(1);
   });
 });
