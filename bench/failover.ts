@@ -38,6 +38,7 @@ export async function measureFailover(o: {
     const errors: Record<string, number> = {};
     for (const e of r.errors) errors[`${e.status} ${e.what}`] = (errors[`${e.status} ${e.what}`] ?? 0) + 1;
     o.emit({
+      db: 'postgres 15: a primary and two synchronous standbys of its own',
       measure: 'failover',
       timers: o.timers,
       seconds: o.seconds,
