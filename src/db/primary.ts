@@ -210,6 +210,11 @@ function makeClientClass(locator: PrimaryLocator): typeof pg.Client {
 
     private async locateAndConnect(): Promise<void> {
       const target = await locator.primary();
+      // pg-pool's connection timeout fired while the probe ran: it destroyed the socket, which
+      // net.Socket#connect would quietly bring back to life.
+      if ((this as unknown as { connection: { stream: { destroyed: boolean } } }).connection.stream.destroyed) {
+        throw new Error('timeout expired while looking for the primary');
+      }
       this.primary = target;
       aim(this, target);
       try {
