@@ -51,8 +51,17 @@ describe.skipIf(Boolean(why))(`a primary and two synchronous standbys behind thr
       expect(settled).toBe(false);
 
       // Cancelling the wait makes PostgreSQL report the commit as done, with a WARNING that it
-      // may not have been replicated: the broker answers 503, not 2xx.
-      await cell.primary.query(`SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'`);
+      // may not have been replicated: the broker answers 503, not 2xx. (Cancelled until answered:
+      // the first waiter seen may have been another commit than this request's.)
+      await expect
+        .poll(
+          async () => {
+            if (!settled) await cell.primary.query(`SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'`);
+            return settled;
+          },
+          { timeout: 60_000, interval: 250 },
+        )
+        .toBe(true);
       const cancelled = await waiting;
       expect(cancelled.status).toBe(503);
       expect(cancelled.body).toMatchObject({ ok: false, code: 'database_unavailable' });
