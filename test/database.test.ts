@@ -12,6 +12,7 @@ import { loadConfig } from '../src/config.ts';
 import { createServer } from 'node:net';
 import { admin, createScratchDatabase, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
 import { startProxy } from './helpers/proxy.ts';
+import { batch, sched } from './helpers/timers.ts';
 
 /** A fresh, unmigrated database: a scratch database on the server, or an in-memory PGlite. */
 async function freshDatabase(): Promise<{ db: Database; drop(): Promise<void> }> {
@@ -217,6 +218,60 @@ describe('a database URL that lists several hosts', () => {
       expect((err as Error).message).toContain(`no primary among 127.0.0.1:${a}, 127.0.0.1:${b} (`);
     } finally {
       await pool.end();
+    }
+  });
+
+  it.skipIf(!onRealPostgres)(
+    'answers 503, not 500, while its server refuses writes (25006, as a standby does), and writes again once it takes them',
+    async () => {
+      const tb = await startTestBroker();
+      const database = new URL(tb.config.DATABASE_URL!).pathname.slice(1);
+      const server = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      server.on('error', () => {});
+      await server.connect();
+      try {
+        expect((await batch(tb, [sched('ro', 'before')])).status).toBe(200);
+        // Every connection opened from now on is read-only; the broker's open ones are cut.
+        await server.query(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
+        await server.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database]);
+        for (const key of ['ro-1', 'ro-2', 'ro-3']) {
+          const r = await batch(tb, [sched('ro', key)]);
+          expect({ status: r.status, code: r.body.code }).toEqual({ status: 503, code: 'database_unavailable' });
+        }
+        // Writable again: the connections that met the read-only server are discarded (below), and
+        // the new ones write.
+        await server.query(`ALTER DATABASE "${database}" RESET default_transaction_read_only`);
+        await waitFor(async () => (await batch(tb, [sched('ro', 'after')])).status === 200, { timeout: 30_000, interval: 50 });
+      } finally {
+        await server.end();
+        await tb.close();
+      }
+    },
+  );
+
+  it.skipIf(!onRealPostgres)('never reuses a connection that met a read-only server (25006), even one released as healthy', async () => {
+    const scratch = await createScratchDatabase();
+    const database = new URL(scratch.url).pathname.slice(1);
+    const server = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await server.connect();
+    await server.query(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
+    const pool = createPool(scratch.url, { max: 2 });
+    try {
+      const readOnly = await pool.connect();
+      const err = await readOnly.query('CREATE TABLE t (x int)').catch((e: unknown) => e);
+      // The transaction runner releases a client whose statement failed as healthy; this one goes.
+      readOnly.release();
+      expect(err).toMatchObject({ code: '25006' });
+      expect(pool.totalCount).toBe(0);
+      await server.query(`ALTER DATABASE "${database}" RESET default_transaction_read_only`);
+      const healthy = await pool.connect();
+      await healthy.query('SELECT 1');
+      healthy.release();
+      expect(pool.totalCount).toBe(1);
+    } finally {
+      await pool.end();
+      await server.end();
+      await scratch.drop();
     }
   });
 
