@@ -13,6 +13,8 @@ import { createServer } from 'node:net';
 import { admin, createScratchDatabase, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
 import { startProxy } from './helpers/proxy.ts';
 import { batch, sched } from './helpers/timers.ts';
+import { MAINTENANCE_LOCK_KEY, vacuumDuty } from '../src/maintenance/vacuum.ts';
+import { isConnectionError } from '../src/errors.ts';
 
 /** A fresh, unmigrated database: a scratch database on the server, or an in-memory PGlite. */
 async function freshDatabase(): Promise<{ db: Database; drop(): Promise<void> }> {
@@ -284,6 +286,56 @@ describe('a database URL that lists several hosts', () => {
     } finally {
       await tb.close();
       await scratch.drop();
+    }
+  });
+});
+
+describe.skipIf(!onRealPostgres)('the maintenance lock (a session advisory lock)', () => {
+  it('is lost with its connection: the run stops with that failure, gives nothing back, and the next run takes the lock anew', async () => {
+    const tb = await startTestBroker();
+    const server = new pg.Client({ connectionString: tb.config.DATABASE_URL });
+    server.on('error', () => {});
+    await server.connect();
+    const log = tb.broker.app.log as unknown as Parameters<ReturnType<typeof vacuumDuty>['run']>[0];
+    const duty = vacuumDuty(tb.broker.db, 60_000);
+    try {
+      // The timers table due for ANALYZE (more than 50 rows changed since the last one).
+      await batch(
+        tb,
+        Array.from({ length: 100 }, (_, i) => sched('maint', `k${i}`)),
+      );
+      await waitFor(
+        async () =>
+          (await server.query(`SELECT n_mod_since_analyze > 60 AS due FROM pg_stat_user_tables WHERE relname = 'timers'`)).rows[0]?.due,
+        { timeout: 30_000, interval: 200 },
+      );
+      // The run takes the lock, then waits behind this transaction's lock on the table; its
+      // connection is then cut, as a failover cuts it.
+      await server.query('BEGIN');
+      await server.query('LOCK TABLE timers IN SHARE UPDATE EXCLUSIVE MODE');
+      const run = duty.run(log).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      const holder = await waitFor(
+        async () =>
+          (
+            await tb.sql.query<{ pid: number }>(
+              `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ '^(VACUUM|ANALYZE)'`,
+            )
+          ).rows[0]?.pid,
+        { timeout: 30_000, interval: 50 },
+      );
+      await tb.sql.query('SELECT pg_terminate_backend($1)', [holder]);
+      // The run fails with the lost connection (57P01 or a reset socket): a lost lock.
+      expect(isConnectionError(await run)).toBe(true);
+      await server.query('ROLLBACK');
+      expect((await server.query('SELECT pg_try_advisory_lock($1) AS free', [MAINTENANCE_LOCK_KEY])).rows[0].free).toBe(true);
+      await server.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_LOCK_KEY]);
+      await duty.run(log);
+    } finally {
+      await server.end();
+      await tb.close();
     }
   });
 });
