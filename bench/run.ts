@@ -20,6 +20,10 @@
 //   peers     queen-timers beside graphile-worker, pg-boss and BullMQ, each with its default and its
 //             fastest documented settings, on the three measures above; one markdown table
 //             (bench/peers.ts; --quick for a smoke run; needs `cd bench/peers && npm ci` first)
+//   failover  a primary and two synchronous standbys of the machine's PostgreSQL 15, three compiled
+//             brokers on a multi-host DATABASE_URL, --n=20000 schedules over --seconds=25 with
+//             consumers, the primary killed mid-load and a standby promoted: the failover window and
+//             schedules/s before and after (bench/failover.ts; root; not in the default set)
 //   cli       the queen-timers CLI's start: `--help` through the compiled bin, 10 runs, median
 //             beside plain `node -e ''`, and beside `npx queen-timers` and the sources through tsx
 //             (no broker; not in the default set)
@@ -567,6 +571,12 @@ async function main() {
     // Brokers and peers each in child processes of their own (bench/peers.ts): nothing opened here.
     const { runPeers } = await import('./peers.ts');
     process.exitCode = await runPeers(args);
+    return;
+  }
+  if (measures.includes('failover')) {
+    // Its own servers and brokers, each in a process of its own: nothing opened here.
+    const { measureFailover } = await import('./failover.ts');
+    await measureFailover({ timers: flag('n', 20_000), seconds: flag('seconds', 25), emit });
     return;
   }
   if (measures.includes('cli')) measureCli();

@@ -3,6 +3,7 @@
 // what docs/operations.md shows in its configuration table (`npm run docs` renders it).
 import { z } from 'zod';
 import { tenantName } from './contract/common.ts';
+import { parseDatabaseUrl } from './db/primary.ts';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const bool = (def: boolean) =>
@@ -10,6 +11,23 @@ const bool = (def: boolean) =>
     .enum(['true', 'false', '1', '0'])
     .default(def ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
+
+/**
+ * A PostgreSQL URL: one host, or several in libpq's form (postgresql://u@h1:5432,h2:5432/db) of
+ * which every connection uses the primary (src/db/primary.ts).
+ */
+const databaseUrl = z.string().superRefine((v, ctx) => {
+  try {
+    parseDatabaseUrl(v);
+  } catch (err) {
+    // One host: any URL pg takes, as before; several: the libpq form only.
+    if (!v.includes(',') && URL.canParse(v)) return;
+    ctx.addIssue({
+      code: 'custom',
+      message: `a PostgreSQL URL (postgresql://user@host:port/db, or several host:port separated by commas): ${(err as Error).message}`,
+    });
+  }
+});
 
 /** The variables themselves, each with its description (the docs' configuration table is rendered from these). */
 export const configFields = z.object({
@@ -25,17 +43,15 @@ export const configFields = z.object({
     .describe(
       'the address to listen on; unset: 127.0.0.1 without DATABASE_URL (the dev broker), 0.0.0.0 with it. HOST=0.0.0.0 opens the dev broker to the network.',
     ),
-  DATABASE_URL: z
-    .string()
-    .url()
-    .optional()
-    .describe('a PostgreSQL ≥ 14 server (or a PgBouncer in front of it); unset: embedded PGlite in QUEEN_DATA_DIR (a single broker).'),
-  QUEEN_DIRECT_DATABASE_URL: z
-    .string()
-    .url()
+  DATABASE_URL: databaseUrl
     .optional()
     .describe(
-      'with DATABASE_URL on a transaction-pooling PgBouncer: the server itself, for what needs a database session (migrations, LISTEN, the sweeper, maintenance); unset: DATABASE_URL.',
+      'a PostgreSQL ≥ 14 server (or a PgBouncer in front of it); several hosts in the libpq form `postgresql://u@h1:5432,h2:5432/db`: every connection goes to the one that is the primary (docs/operations.md, "Failover"); unset: embedded PGlite in QUEEN_DATA_DIR (a single broker).',
+    ),
+  QUEEN_DIRECT_DATABASE_URL: databaseUrl
+    .optional()
+    .describe(
+      'with DATABASE_URL on a transaction-pooling PgBouncer: the server itself (or its hosts, as DATABASE_URL), for what needs a database session (migrations, LISTEN, the sweeper, maintenance); unset: DATABASE_URL.',
     ),
   QUEEN_DATA_DIR: z
     .string()

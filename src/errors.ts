@@ -104,6 +104,8 @@ export function apiError(code: ErrorCode, message: string, details?: ApiErrorDet
 // SQLSTATEs the service reacts to by name.
 export const SQLSTATE = {
   uniqueViolation: '23505',
+  // A write on a server that is not (or no longer) the primary: a standby, or a fenced primary.
+  readOnlySqlTransaction: '25006',
   serializationFailure: '40001',
   deadlockDetected: '40P01',
   queryCanceled: '57014',
@@ -113,16 +115,32 @@ export const SQLSTATE = {
 } as const;
 
 /**
+ * A statement committed on the primary, but PostgreSQL stopped waiting for a synchronous standby
+ * to confirm it (its WARNING "canceling wait for synchronous replication"): a failover may lose
+ * it, so it is not acknowledged. Retrying is safe: the request's key and txn find the row if it
+ * survived (src/db/primary.ts turns the WARNING into this error).
+ */
+export class ReplicationUnconfirmedError extends Error {
+  constructor(warning: string) {
+    super(`the commit was not confirmed by a synchronous standby (${warning})`);
+    this.name = 'ReplicationUnconfirmedError';
+  }
+}
+
+/**
  * Transient database failures: retrying later helps and nothing about the request is wrong.
- * Serialization failure, deadlock, and the classes 08 (connection), 53 (resources) and
- * 57 (operator intervention).
+ * Serialization failure, deadlock, a read-only server (a standby reached during a failover), the
+ * classes 08 (connection), 53 (resources) and 57 (operator intervention), and a commit no
+ * synchronous standby confirmed.
  */
 export function isTransientDbError(err: unknown): boolean {
+  for (let e: any = err, depth = 0; e && depth < 6; e = e.cause, depth++) if (e instanceof ReplicationUnconfirmedError) return true;
   const code = sqlState(err);
   if (code) {
     return (
       code === SQLSTATE.serializationFailure ||
       code === SQLSTATE.deadlockDetected ||
+      code === SQLSTATE.readOnlySqlTransaction ||
       code.startsWith('08') ||
       code.startsWith('53') ||
       code.startsWith('57')

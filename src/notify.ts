@@ -4,9 +4,14 @@
 // In-process listeners are always woken. Against a real PostgreSQL, one dedicated connection per
 // broker LISTENs on NOTIFY_CHANNEL so that other brokers' schedules and pushes wake this one.
 // Embedded mode is single-broker and skips LISTEN (PGlite multiplexes one backend).
+//
+// Notifications sent while the LISTEN connection was down (a restart, a failover to a standby
+// promoted in the old primary's place) are lost: every reconnect after the first connect wakes
+// every local waiter and the sweeper (onReconnect), which look at the database themselves.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
+import type pg from 'pg';
+import { createClient } from './db/primary.ts';
 
 export const NOTIFY_CHANNEL = 'queen_timers';
 
@@ -62,13 +67,15 @@ export class Notifier {
   async start(connectionString: string): Promise<void> {
     if (!this.crossBroker) return;
     let failures = 0;
+    let connectedBefore = false;
     const retry = () => {
       if (this.stopped) return;
       setTimeout(() => void connect(), reconnectDelayMs(failures++)).unref();
     };
     const connect = async () => {
       if (this.stopped) return;
-      const client = new pg.Client({ connectionString });
+      // To the primary when the URL lists several hosts; keepalive notices a vanished server.
+      const client = createClient(connectionString, { application_name: 'queen-timers-listen' });
       client.on('error', (err) => this.onError(err));
       client.on('notification', (n) => {
         if (n.channel !== NOTIFY_CHANNEL || !n.payload) return;
@@ -94,6 +101,8 @@ export class Notifier {
         this.listener = undefined;
         retry();
       });
+      if (connectedBefore) this.emitter.emit('reconnect');
+      connectedBefore = true;
     };
     await connect();
   }
@@ -129,6 +138,12 @@ export class Notifier {
       ...(partitions ? { p: [...new Set(partitions)] } : {}),
       ...(group !== undefined ? { g: group } : {}),
     });
+  }
+
+  /** The LISTEN connection is back after a loss: whatever was notified meanwhile was missed. */
+  onReconnect(fn: () => void): () => void {
+    this.emitter.on('reconnect', fn);
+    return () => this.emitter.off('reconnect', fn);
   }
 
   onTimer(fn: (e: TimerDue) => void): () => void {

@@ -7,8 +7,14 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/index.ts';
 import { listMigrations, migrate, MIGRATIONS_TABLE } from '../src/db/migrate.ts';
+import { createPool, KEEPALIVE_IDLE_MS, locatorFor, NoPrimaryError, parseDatabaseUrl } from '../src/db/primary.ts';
+import { loadConfig } from '../src/config.ts';
+import { createServer } from 'node:net';
 import { admin, createScratchDatabase, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
 import { startProxy } from './helpers/proxy.ts';
+import { batch, sched } from './helpers/timers.ts';
+import { MAINTENANCE_LOCK_KEY, vacuumDuty } from '../src/maintenance/vacuum.ts';
+import { isConnectionError } from '../src/errors.ts';
 
 /** A fresh, unmigrated database: a scratch database on the server, or an in-memory PGlite. */
 async function freshDatabase(): Promise<{ db: Database; drop(): Promise<void> }> {
@@ -148,6 +154,188 @@ describe('a database that goes away', () => {
       await tb.close();
       await proxy.close();
       await target.close();
+    }
+  });
+});
+
+/** A port nothing listens on now (the OS picked it, then it was closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('a database URL that lists several hosts', () => {
+  it('is parsed in the libpq form: host:port pairs in order, 5432 by default, IPv6 in brackets', () => {
+    expect(parseDatabaseUrl('postgresql://app:pw@db1:5433,db2,[::1]:6000/cell?sslmode=disable')).toEqual({
+      hosts: [
+        { host: 'db1', port: 5433 },
+        { host: 'db2', port: 5432 },
+        { host: '::1', port: 6000 },
+      ],
+      single: 'postgresql://app:pw@db1:5433/cell?sslmode=disable',
+    });
+  });
+
+  it('is accepted by the configuration for DATABASE_URL and QUEEN_DIRECT_DATABASE_URL; a malformed host is refused naming the variable', () => {
+    const url = 'postgresql://app@db1:5432,db2:5432/cell';
+    const config = loadConfig({ DATABASE_URL: url, QUEEN_DIRECT_DATABASE_URL: url, QUEEN_JWT_SECRET: 'x'.repeat(32) });
+    expect([config.DATABASE_URL, config.QUEEN_DIRECT_DATABASE_URL]).toEqual([url, url]);
+    expect(() => loadConfig({ DATABASE_URL: 'postgresql://app@db1:port,db2/cell', QUEEN_JWT_SECRET: 'x'.repeat(32) })).toThrow(
+      /DATABASE_URL: a PostgreSQL URL \(postgresql:\/\/user@host:port\/db, or several host:port separated by commas\): "db1:port" is not a host or host:port/,
+    );
+  });
+
+  it('connects past a host that refuses to the one that answers as a primary, with TCP keepalive', async () => {
+    const { db, drop } = await freshDatabase();
+    const u = new URL(db.url);
+    const url = `postgresql://${u.username}@127.0.0.1:${await closedPort()},${u.host}${u.pathname}`;
+    const pool = createPool(url, { max: 1 });
+    try {
+      const client = await pool.connect();
+      try {
+        expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+        const stream = (client as unknown as { connection: { stream: unknown; _keepAlive: boolean; _keepAliveInitialDelayMillis: number } })
+          .connection;
+        expect([stream._keepAlive, stream._keepAliveInitialDelayMillis]).toEqual([true, KEEPALIVE_IDLE_MS]);
+      } finally {
+        client.release();
+      }
+      expect(await locatorFor(url).primary()).toEqual({ host: u.hostname, port: Number(u.port) });
+    } finally {
+      await pool.end();
+      await drop();
+    }
+  });
+
+  it('fails a connection with NoPrimaryError (SQLSTATE 08001, naming each host) when none answers', async () => {
+    const [a, b] = [await closedPort(), await closedPort()];
+    const pool = createPool(`postgresql://postgres@127.0.0.1:${a},127.0.0.1:${b}/none`, { max: 1 });
+    try {
+      const err = await pool.query('SELECT 1').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(NoPrimaryError);
+      expect(err).toMatchObject({ code: '08001' });
+      expect((err as Error).message).toContain(`no primary among 127.0.0.1:${a}, 127.0.0.1:${b} (`);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it.skipIf(!onRealPostgres)(
+    'answers 503, not 500, while its server refuses writes (25006, as a standby does), and writes again once it takes them',
+    async () => {
+      const tb = await startTestBroker();
+      const database = new URL(tb.config.DATABASE_URL!).pathname.slice(1);
+      const server = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      server.on('error', () => {});
+      await server.connect();
+      try {
+        expect((await batch(tb, [sched('ro', 'before')])).status).toBe(200);
+        // Every connection opened from now on is read-only; the broker's open ones are cut.
+        await server.query(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
+        await server.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database]);
+        for (const key of ['ro-1', 'ro-2', 'ro-3']) {
+          const r = await batch(tb, [sched('ro', key)]);
+          expect({ status: r.status, code: r.body.code }).toEqual({ status: 503, code: 'database_unavailable' });
+        }
+        // Writable again: the connections that met the read-only server are discarded (below), and
+        // the new ones write.
+        await server.query(`ALTER DATABASE "${database}" RESET default_transaction_read_only`);
+        await waitFor(async () => (await batch(tb, [sched('ro', 'after')])).status === 200, { timeout: 30_000, interval: 50 });
+      } finally {
+        await server.end();
+        await tb.close();
+      }
+    },
+  );
+
+  it.skipIf(!onRealPostgres)('never reuses a connection that met a read-only server (25006), even one released as healthy', async () => {
+    const scratch = await createScratchDatabase();
+    const database = new URL(scratch.url).pathname.slice(1);
+    const server = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await server.connect();
+    await server.query(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
+    const pool = createPool(scratch.url, { max: 2 });
+    try {
+      const readOnly = await pool.connect();
+      const err = await readOnly.query('CREATE TABLE t (x int)').catch((e: unknown) => e);
+      // The transaction runner releases a client whose statement failed as healthy; this one goes.
+      readOnly.release();
+      expect(err).toMatchObject({ code: '25006' });
+      expect(pool.totalCount).toBe(0);
+      await server.query(`ALTER DATABASE "${database}" RESET default_transaction_read_only`);
+      const healthy = await pool.connect();
+      await healthy.query('SELECT 1');
+      healthy.release();
+      expect(pool.totalCount).toBe(1);
+    } finally {
+      await pool.end();
+      await server.end();
+      await scratch.drop();
+    }
+  });
+
+  it.skipIf(!onRealPostgres)('serves a broker whose DATABASE_URL names a host that is down first', async () => {
+    const scratch = await createScratchDatabase();
+    const u = new URL(scratch.url);
+    const tb = await startTestBroker({ databaseUrl: `postgresql://${u.username}@127.0.0.1:${await closedPort()},${u.host}${u.pathname}` });
+    try {
+      expect((await admin(tb, 'GET', '/api/v1/admin/cluster')).status).toBe(200);
+    } finally {
+      await tb.close();
+      await scratch.drop();
+    }
+  });
+});
+
+describe.skipIf(!onRealPostgres)('the maintenance lock (a session advisory lock)', () => {
+  it('is lost with its connection: the run stops with that failure, gives nothing back, and the next run takes the lock anew', async () => {
+    const tb = await startTestBroker();
+    const server = new pg.Client({ connectionString: tb.config.DATABASE_URL });
+    server.on('error', () => {});
+    await server.connect();
+    const log = tb.broker.app.log as unknown as Parameters<ReturnType<typeof vacuumDuty>['run']>[0];
+    const duty = vacuumDuty(tb.broker.db, 60_000);
+    try {
+      // The timers table due for ANALYZE (more than 50 rows changed since the last one).
+      await batch(
+        tb,
+        Array.from({ length: 100 }, (_, i) => sched('maint', `k${i}`)),
+      );
+      await waitFor(
+        async () =>
+          (await server.query(`SELECT n_mod_since_analyze > 60 AS due FROM pg_stat_user_tables WHERE relname = 'timers'`)).rows[0]?.due,
+        { timeout: 30_000, interval: 200 },
+      );
+      // The run takes the lock, then waits behind this transaction's lock on the table; its
+      // connection is then cut, as a failover cuts it.
+      await server.query('BEGIN');
+      await server.query('LOCK TABLE timers IN SHARE UPDATE EXCLUSIVE MODE');
+      const run = duty.run(log).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      const holder = await waitFor(
+        async () =>
+          (
+            await tb.sql.query<{ pid: number }>(
+              `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ '^(VACUUM|ANALYZE)'`,
+            )
+          ).rows[0]?.pid,
+        { timeout: 30_000, interval: 50 },
+      );
+      await tb.sql.query('SELECT pg_terminate_backend($1)', [holder]);
+      // The run fails with the lost connection (57P01 or a reset socket): a lost lock.
+      expect(isConnectionError(await run)).toBe(true);
+      await server.query('ROLLBACK');
+      expect((await server.query('SELECT pg_try_advisory_lock($1) AS free', [MAINTENANCE_LOCK_KEY])).rows[0].free).toBe(true);
+      await server.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_LOCK_KEY]);
+      await duty.run(log);
+    } finally {
+      await server.end();
+      await tb.close();
     }
   });
 });

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../src/db/scratch.ts';
 import { Notifier, RECONNECT_BASE_MS, RECONNECT_CAP_MS, reconnectDelayMs } from '../src/notify.ts';
-import { onRealPostgres, SERVER_URL, waitFor } from './helpers/broker.ts';
+import { api, onRealPostgres, SERVER_URL, startTestBroker, waitFor } from './helpers/broker.ts';
 
 describe('reconnectDelayMs', () => {
   it('is half fixed, half random: between full/2 and full of a doubling step', () => {
@@ -33,13 +33,15 @@ describe.skipIf(!onRealPostgres)('Notifier on real PostgreSQL', () => {
     await scratch?.drop();
   });
 
-  it('listens again after its connection is terminated, and hears the other broker', async () => {
+  it('listens again after its connection is terminated, says so once (waiters and sweeper look again), and hears the other broker', async () => {
     const listening = new Notifier(pool, true);
     const publishing = new Notifier(pool, true);
     notifiers.push(listening, publishing);
     await listening.start(scratch.url);
     const heard: string[] = [];
     listening.onMessages((e) => heard.push(e.queue));
+    let reconnects = 0;
+    listening.onReconnect(() => reconnects++);
 
     const listeners = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN queen_timers'";
     const killed = await pool.query(`SELECT pg_terminate_backend(pid) FROM (${listeners}) l`);
@@ -56,5 +58,46 @@ describe.skipIf(!onRealPostgres)('Notifier on real PostgreSQL', () => {
     );
     const now = await pool.query(listeners);
     expect(now.rowCount).toBe(1);
+    // What was notified in the gap is lost: the reconnect itself wakes the waiters and the sweeper.
+    expect(reconnects).toBe(1);
+  });
+});
+
+describe.skipIf(!onRealPostgres)('a LISTEN connection that comes back', () => {
+  it('wakes every waiting long-poll, which finds what was pushed while nobody listened', async () => {
+    // Broker A's waiters have no periodic probe within the test (an hour): only a wake-up ends
+    // their wait before its 30 s timeout (at which it looks once more, and would find the frame late).
+    const a = await startTestBroker({ env: { QUEEN_LONGPOLL_PROBE_MS: '3600000' } });
+    const b = await startTestBroker({ databaseUrl: a.config.DATABASE_URL });
+    const database = new URL(a.config.DATABASE_URL!).pathname.slice(1);
+    const server = new pg.Client({ connectionString: SERVER_URL });
+    server.on('error', () => {});
+    await server.connect();
+    try {
+      // B's request pool is connected before new connections are refused below.
+      expect((await api(b, 'POST', '/api/v1/push', { body: { items: [{ queue: 'other', payload: { warm: true } }] } })).status).toBe(201);
+      const started = Date.now();
+      const pop = api(a, 'GET', '/api/v1/pop/queue/gap?wait=true&timeout=30000&autoAck=true');
+      await waitFor(() => a.broker.services.waiters.count === 1, { timeout: 10_000 });
+
+      // A's LISTEN connection is cut and cannot come back until the push is done: its NOTIFY is lost.
+      await server.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
+      await server.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN queen_timers'`, [
+        database,
+      ]);
+      expect((await api(b, 'POST', '/api/v1/push', { body: { items: [{ queue: 'gap', payload: { lost: 'notify' } }] } })).status).toBe(201);
+      await server.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+
+      const r = await pop;
+      expect(r.status).toBe(200);
+      expect(r.body.messages.map((m: { data: unknown }) => m.data)).toEqual([{ lost: 'notify' }]);
+      // Answered by the wake-up, not by the wait running out (a bound of the logic, not of speed).
+      expect(Date.now() - started).toBeLessThan(25_000);
+    } finally {
+      await server.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`).catch(() => {});
+      await server.end();
+      await b.close();
+      await a.close();
+    }
   });
 });

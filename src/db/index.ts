@@ -11,6 +11,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { lockFolder } from './folderLock.ts';
+import { createPool } from './primary.ts';
 
 export type Prisma = InstanceType<typeof PrismaClient>;
 
@@ -159,7 +160,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   // not when the previous one is answered, so the runner's BEGIN travels with a transaction's first
   // statement (src/db/transaction.ts). Not embedded: PGlite's socket server is kept to one query
   // in flight, the protocol it was measured with (see EMBEDDED_POOL_SIZE).
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, pipeline: !embedded });
+  // Every connection to the URL's primary, when it lists several hosts (src/db/primary.ts).
+  const pool = createPool(url, { max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, pipeline: !embedded });
   pool.on('error', (err) => opts.onPoolError?.(err));
   guardClients(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
@@ -167,7 +169,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let direct = pool;
   if (directUrl !== url) {
     // Few and long-lived: one migration at a time, a maintenance run now and then.
-    direct = new pg.Pool({ connectionString: directUrl, max: 2, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+    direct = createPool(directUrl, { max: 2, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
     direct.on('error', (err) => opts.onPoolError?.(err));
     guardClients(direct);
   }

@@ -12,7 +12,7 @@
 //    down, out of connections) becomes 503 database_unavailable with Retry-After, never a 500.
 //    No statement timeout is imposed here: a slow database answers slowly, then 503 if it fails.
 import type pg from 'pg';
-import { ApiError, isTransientDbError, sqlState, SQLSTATE } from '../errors.ts';
+import { ApiError, isTransientDbError, ReplicationUnconfirmedError, sqlState, SQLSTATE } from '../errors.ts';
 
 /** Anything that runs a parameterised query: the pool, or a client inside a transaction. */
 export interface Queryable {
@@ -135,6 +135,11 @@ function isReplayable(err: unknown): boolean {
 /** A transient failure is "not your fault, retry shortly"; anything else passes through. */
 export function unavailableOr(err: unknown): unknown {
   if (err instanceof ApiError) return err;
+  if (err instanceof ReplicationUnconfirmedError) {
+    // Committed on the primary only: the same request again (same key, same txn) is answered from it if it survives.
+    const message = 'the write was not confirmed by a standby and may be lost in a failover; retry the same request shortly';
+    return new ApiError('database_unavailable', message, { retryAfter: 1 }, { cause: err });
+  }
   if (isTransientDbError(err)) {
     return new ApiError('database_unavailable', 'the database is busy or unreachable; retry shortly', { retryAfter: 1 }, { cause: err });
   }

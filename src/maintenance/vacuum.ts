@@ -53,8 +53,18 @@ export async function needsMaintenance(db: Database): Promise<boolean> {
 async function vacuumOnce(db: Database): Promise<void> {
   if (db.embedded) return void (await db.pool.query(VACUUM_ANALYZE_SQL));
   // VACUUM runs outside a transaction; the lock is the session's, taken and given back on one
-  // connection to the server itself (a transaction pooler would not keep a session's lock).
+  // connection to the server itself (a transaction pooler would not keep a session's lock). The
+  // lock lives as long as that connection: once it is lost (a failover, a restart) another broker
+  // may hold the lock on the new primary, so this run stops at once and gives nothing back.
   const client = await db.direct.connect();
+  let lost: Error | undefined;
+  const onLost = (err: Error) => (lost ??= err);
+  client.on('error', onLost);
+  const onEnd = () => onLost(new Error('connection ended'));
+  client.on('end', onEnd);
+  const stillHeld = () => {
+    if (lost) throw new Error(`the maintenance lock was lost with its connection: ${lost.message}`, { cause: lost });
+  };
   try {
     const { locked } = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MAINTENANCE_LOCK_KEY]))
       .rows[0];
@@ -63,12 +73,19 @@ async function vacuumOnce(db: Database): Promise<void> {
       // Only the tables that are due: VACUUM (ANALYZE) of every table every interval read ten
       // million pending timers (ANALYZE's sample) twice a minute for nothing.
       const due = (await client.query<{ relname: string; vacuum: boolean }>(DUE_TABLES_SQL, [TABLES])).rows;
-      for (const t of due) await client.query(t.vacuum ? `VACUUM (ANALYZE) ${t.relname}` : `ANALYZE ${t.relname}`);
+      for (const t of due) {
+        stillHeld();
+        await client.query(t.vacuum ? `VACUUM (ANALYZE) ${t.relname}` : `ANALYZE ${t.relname}`);
+      }
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_LOCK_KEY]);
+      if (!lost) await client.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_LOCK_KEY]);
     }
+    stillHeld();
   } finally {
-    client.release();
+    client.off('error', onLost);
+    client.off('end', onEnd);
+    // A lost connection is discarded, never handed to the next run.
+    client.release(lost);
   }
 }
 

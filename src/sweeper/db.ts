@@ -16,6 +16,7 @@
 // awaited while it holds the connection).
 import pg from 'pg';
 import { guardClients, type Database } from '../db/index.ts';
+import { createPool } from '../db/primary.ts';
 import { SWEEPER_PLANS, sessionOptions, setLocal } from '../db/plannerSettings.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 
@@ -35,10 +36,9 @@ export class SweeperDb implements Queryable {
       this.pool = db.pool;
       return;
     }
-    this.pool = new pg.Pool({
-      // The server itself, never a transaction pooler: the settings are session options, which
-      // PgBouncer would refuse (or, told to ignore them, drop).
-      connectionString: db.directUrl,
+    // The server itself, never a transaction pooler: the settings are session options, which
+    // PgBouncer would refuse (or, told to ignore them, drop). Its primary, when it lists several.
+    this.pool = createPool(db.directUrl, {
       max: SWEEPER_POOL_SIZE,
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 60_000,

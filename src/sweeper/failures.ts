@@ -1,5 +1,5 @@
 // How a failed fire is classified and how long its timer waits before the next attempt.
-import { isConnectionError, isTransientDbError, sqlState } from '../errors.ts';
+import { isConnectionError, isTransientDbError, ReplicationUnconfirmedError, sqlState } from '../errors.ts';
 
 /** transient: costs no attempt. permanent / configuration: spend one of QUEEN_SWEEPER_MAX_ATTEMPTS. */
 export type FailureClass = 'transient' | 'permanent' | 'configuration';
@@ -24,11 +24,12 @@ export function classify(err: unknown): FailureClass {
  * (class 08, 57P01–57P03 administrator/crash shutdown, socket errors), exhausted resources
  * (class 53), or a connection whose protocol state was lost (26000 no such prepared statement,
  * 34000 no such portal — seen on embedded PGlite when its socket multiplexer interleaves two
- * connections' extended-protocol messages). Bisecting a batch would only multiply them and they
+ * connections' extended-protocol messages), or a commit no synchronous standby confirmed (the
+ * standbys are away). Bisecting a batch would only multiply them and they
  * say nothing about the rows; the batch is retried whole, for free, on the next pass.
  */
 export function isDatabaseLevel(err: unknown): boolean {
-  if (isConnectionError(err)) return true;
+  if (isConnectionError(err) || err instanceof ReplicationUnconfirmedError) return true;
   const code = sqlState(err);
   return code !== undefined && (code.startsWith('53') || code === '26000' || code === '34000');
 }

@@ -66,7 +66,13 @@ class TimerSweeper implements Sweeper {
   }
 
   startLoop(): void {
-    this.unsubscribe = this.services.notifier.onTimer((e) => this.onTimer(e));
+    const offTimer = this.services.notifier.onTimer((e) => this.onTimer(e));
+    // Schedules notified while LISTEN was down were missed: a pass now finds them.
+    const offReconnect = this.services.notifier.onReconnect(() => this.wake());
+    this.unsubscribe = () => {
+      offTimer();
+      offReconnect();
+    };
     this.passes.pace();
     this.loopDone = this.run();
   }

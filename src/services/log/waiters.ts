@@ -101,6 +101,13 @@ export class Waiters {
   ) {
     notifier.onMessages((e) => this.framesArrived(e));
     notifier.onDrain(() => this.drain());
+    // Notifications were lost while LISTEN was down: every waiter looks again.
+    notifier.onReconnect(() => this.wakeAll());
+  }
+
+  /** Wakes every waiter: each looks at the log again and sleeps anew if there is nothing. */
+  wakeAll(): void {
+    for (const set of this.byQueue.values()) for (const w of set) w.wake();
   }
 
   /** Registers a waiter before its first look, so nothing that arrives meanwhile is missed. */
