@@ -3,13 +3,23 @@ import { z } from 'zod';
 import { route, tenantName } from './common.ts';
 import { clusterFlagsExample, putTenantInputExample, tenantPlanExample } from './examples.ts';
 
+/**
+ * The cell's maximum of any plan's max payload: 8 MiB. A pushed message is bounded by its plan up
+ * to this (Queen's clients push payloads of several MiB); the push route's body limit
+ * (QUEEN_PUSH_BODY_LIMIT_BYTES) leaves room for one. A pop hands out at least one frame whatever
+ * its size, so this is also the largest frame a consumer receives.
+ */
+export const PAYLOAD_CEILING_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A timer's payload ceiling, whatever its plan says: 1 MiB (the contract's min(1 MiB, plan)). A
+ * timer is a promise kept in the timers table and fired in batches of up to 1,000, so its payload
+ * stays small; a pushed message is not bound by it.
+ */
+export const TIMER_PAYLOAD_CEILING_BYTES = 1024 * 1024;
+
 const planFields = {
-  maxPayloadBytes: z
-    .number()
-    .int()
-    .positive()
-    .max(1024 * 1024)
-    .nullable(),
+  maxPayloadBytes: z.number().int().positive().max(PAYLOAD_CEILING_BYTES).nullable(),
   horizonSeconds: z.number().int().positive().max(2_147_483_647).nullable(),
   maxPendingTimers: z.number().int().nonnegative().max(2_000_000_000).nullable(),
   scheduleRatePerSecond: z.number().int().positive().max(2_000_000_000).nullable(),
@@ -26,7 +36,14 @@ export type PlanOverrides = z.infer<typeof overridesSchema>;
 export const planSchema = z
   .object({
     tenant: z.string(),
-    maxPayloadBytes: z.number().int().describe('min(1 MiB, plan): the payload ceiling in bytes of the decoded payload'),
+    maxPayloadBytes: z
+      .number()
+      .int()
+      .describe("the plan's max payload in bytes (at most the cell's 8 MiB): the ceiling of a pushed message"),
+    maxTimerPayloadBytes: z
+      .number()
+      .int()
+      .describe("min(1 MiB, maxPayloadBytes): the ceiling of a timer's or a schedule's decoded payload"),
     horizonSeconds: z.number().int().describe("how far ahead a timer may be scheduled; never wider than the cell's"),
     maxPendingTimers: z.number().int(),
     scheduleRatePerSecond: z.number().int(),

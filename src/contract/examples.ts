@@ -310,7 +310,8 @@ export const putTenantInputExample = { horizonSeconds: 2_592_000 };
 
 export const tenantPlanExample = {
   tenant: 'acme',
-  maxPayloadBytes: 1_048_576,
+  maxPayloadBytes: 4_194_304,
+  maxTimerPayloadBytes: 1_048_576,
   horizonSeconds: 2_592_000,
   maxPendingTimers: 1_000_000,
   scheduleRatePerSecond: 100_000,

@@ -1369,7 +1369,8 @@ export interface components {
         /**
          * @example {
          *       "tenant": "acme",
-         *       "maxPayloadBytes": 1048576,
+         *       "maxPayloadBytes": 4194304,
+         *       "maxTimerPayloadBytes": 1048576,
          *       "horizonSeconds": 2592000,
          *       "maxPendingTimers": 1000000,
          *       "scheduleRatePerSecond": 100000,
@@ -1391,8 +1392,10 @@ export interface components {
          */
         TenantPlan: {
             tenant: string;
-            /** @description min(1 MiB, plan): the payload ceiling in bytes of the decoded payload */
+            /** @description the plan's max payload in bytes (at most the cell's 8 MiB): the ceiling of a pushed message */
             maxPayloadBytes: number;
+            /** @description min(1 MiB, maxPayloadBytes): the ceiling of a timer's or a schedule's decoded payload */
+            maxTimerPayloadBytes: number;
             /** @description how far ahead a timer may be scheduled; never wider than the cell's */
             horizonSeconds: number;
             maxPendingTimers: number;
