@@ -281,3 +281,52 @@ describe('large pushes: the plan bounds a pushed message, a timer keeps min(1 Mi
     expect(elsewhere.data.error).toMatch(/8388608 bytes/);
   });
 });
+
+describe("maintenance mode: Queen's /api/v1/system/maintenance is the cluster's produce block", () => {
+  it('GET and POST {enabled} as Admin.setMaintenanceMode sends it: pushes answer 503 while on, pops go on, nothing is buffered', async () => {
+    const operator = await tb.operatorToken();
+    await queen('POST', '/api/v1/push', { items: [pushItem('qw-maint', 'before')] });
+    expect((await queen('GET', '/api/v1/system/maintenance', undefined, operator)).data).toEqual({
+      maintenanceMode: false,
+      popMaintenanceMode: false,
+      bufferedMessages: 0,
+      bufferHealthy: true,
+    });
+    const on = await queen('POST', '/api/v1/system/maintenance', { enabled: true }, operator);
+    expect(on.status).toBe(200);
+    expect(on.data).toMatchObject({ maintenanceMode: true, bufferedMessages: 0, bufferHealthy: true });
+    expect(on.data.message).toMatch(/503 produce_blocked/);
+    try {
+      expect((await queen('GET', '/api/v1/system/maintenance', undefined, operator)).data.maintenanceMode).toBe(true);
+      expect((await admin(tb, 'GET', '/api/v1/admin/cluster')).body).toMatchObject({ produceBlocked: true });
+      const refused = await fetch(`${tb.url}/api/v1/push`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ items: [pushItem('qw-maint', 'during')] }),
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect((await refused.json()).code).toBe('produce_blocked');
+      // Consumers are not paused: the frame pushed before is still handed out.
+      expect((await queen('GET', popPath('qw-maint', { extra: '&autoAck=true' }))).data.messages[0].data).toBe('before');
+    } finally {
+      const off = await queen('POST', '/api/v1/system/maintenance', { enabled: false }, operator);
+      expect(off.data).toMatchObject({ maintenanceMode: false });
+    }
+    expect((await queen('POST', '/api/v1/push', { items: [pushItem('qw-maint', 'after')] })).status).toBe(201);
+    const rows = await tb.sql.query("SELECT count(*)::int AS n FROM messages WHERE queue = 'qw-maint'");
+    expect(rows.rows[0].n).toBe(2);
+  });
+
+  it("is the operator's alone: a tenant's credential is 403, none is 401; `enabled` must be a boolean", async () => {
+    const tenantAdmin = await tb.token({ grants: ['admin', 'produce'] });
+    expect((await queen('POST', '/api/v1/system/maintenance', { enabled: true }, tenantAdmin)).data.code).toBe('grant_missing');
+    expect((await queen('GET', '/api/v1/system/maintenance', undefined, tenantAdmin)).status).toBe(403);
+    const anonymous = await fetch(`${tb.url}/api/v1/system/maintenance`);
+    expect(anonymous.status).toBe(401);
+    const bad = await queen('POST', '/api/v1/system/maintenance', { enabled: 'yes' }, await tb.operatorToken());
+    expect(bad.status).toBe(400);
+    expect(bad.data).toMatchObject({ code: 'validation_failed', field: 'enabled' });
+    expect((await admin(tb, 'GET', '/api/v1/admin/cluster')).body).toMatchObject({ produceBlocked: false });
+  });
+});

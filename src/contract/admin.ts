@@ -1,6 +1,6 @@
 // The operator routes' wire (admin grant): tenants' plans and the cluster flags.
 import { z } from 'zod';
-import { route, tenantName } from './common.ts';
+import { queenObject, route, tenantName } from './common.ts';
 import { clusterFlagsExample, putTenantInputExample, tenantPlanExample } from './examples.ts';
 
 /**
@@ -66,6 +66,22 @@ export const clusterFlagsSchema = z
   .meta({ id: 'ClusterFlags', examples: [clusterFlagsExample] });
 export type ClusterFlags = z.infer<typeof clusterFlagsSchema>;
 
+/**
+ * Queen's maintenance mode, as this cell means it: the cluster's produce block. Queen's broker
+ * keeps accepting pushes in maintenance and holds them in a file buffer it drains afterwards; here
+ * a push (or a schedule) in maintenance is refused, 503 produce_blocked with Retry-After, and
+ * nothing is held anywhere: a frame is in the log, durable, or it was refused and the producer
+ * retries. So `bufferedMessages` is always 0 and `bufferHealthy` always true.
+ */
+const maintenanceStateSchema = z
+  .object({
+    maintenanceMode: z.boolean().describe("the cluster's produce block: pushes and schedules answer 503 produce_blocked while true"),
+    popMaintenanceMode: z.boolean().describe("always false: consumers are never paused (Queen's pop maintenance is not built)"),
+    bufferedMessages: z.number().int().describe('always 0: a push in maintenance is refused, not buffered'),
+    bufferHealthy: z.boolean().describe('always true: there is no buffer'),
+  })
+  .meta({ id: 'MaintenanceState' });
+
 const tenantPath = z.object({ tenant: tenantName });
 
 export const adminRoutes = {
@@ -118,5 +134,29 @@ export const adminRoutes = {
       .strict()
       .meta({ examples: [clusterFlagsExample] }),
     output: clusterFlagsSchema,
+  }),
+
+  getMaintenance: route({
+    method: 'GET',
+    path: '/api/v1/system/maintenance',
+    tags: ['admin'],
+    summary: "Read Queen's maintenance mode: the cluster's produce block",
+    description:
+      "Queen's maintenance mode maps onto the cluster's produce block (PUT /api/v1/admin/cluster, produceBlocked). " +
+      'Nothing is buffered: bufferedMessages is always 0.',
+    input: queenObject({}),
+    output: maintenanceStateSchema,
+  }),
+
+  setMaintenance: route({
+    method: 'POST',
+    path: '/api/v1/system/maintenance',
+    tags: ['admin'],
+    summary: "Turn Queen's maintenance mode on or off: block or unblock produce cluster-wide",
+    description:
+      'While on, every push, schedule and schedule PUT answers 503 produce_blocked with Retry-After (Queen buffers them ' +
+      'instead; here the producer retries). Consumers keep popping and the sweeper keeps firing timers already scheduled.',
+    input: queenObject({ enabled: z.boolean().describe('true blocks produce cluster-wide, false lifts the block') }),
+    output: maintenanceStateSchema.extend({ message: z.string() }),
   }),
 };

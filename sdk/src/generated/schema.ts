@@ -382,6 +382,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/system/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Queen's maintenance mode: the cluster's produce block
+         * @description Queen's maintenance mode maps onto the cluster's produce block (PUT /api/v1/admin/cluster, produceBlocked). Nothing is buffered: bufferedMessages is always 0.
+         */
+        get: operations["admin-getMaintenance"];
+        put?: never;
+        /**
+         * Turn Queen's maintenance mode on or off: block or unblock produce cluster-wide
+         * @description While on, every push, schedule and schedule PUT answers 503 produce_blocked with Retry-After (Queen buffers them instead; here the producer retries). Consumers keep popping and the sweeper keeps firing timers already scheduled.
+         */
+        post: operations["admin-setMaintenance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1428,6 +1452,16 @@ export interface components {
         ClusterFlags: {
             produceBlocked: boolean;
             sweeperPaused: boolean;
+        };
+        MaintenanceState: {
+            /** @description the cluster's produce block: pushes and schedules answer 503 produce_blocked while true */
+            maintenanceMode: boolean;
+            /** @description always false: consumers are never paused (Queen's pop maintenance is not built) */
+            popMaintenanceMode: boolean;
+            /** @description always 0: a push in maintenance is refused, not buffered */
+            bufferedMessages: number;
+            /** @description always true: there is no buffer */
+            bufferHealthy: boolean;
         };
         /**
          * @example {
@@ -4372,6 +4406,246 @@ export interface operations {
                      *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
                      *       "code": "not_found",
                      *       "field": "transactionId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-getMaintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceState"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
+                     *       "code": "not_found",
+                     *       "field": "transactionId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-setMaintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true blocks produce cluster-wide, false lifts the block */
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the cluster's produce block: pushes and schedules answer 503 produce_blocked while true */
+                        maintenanceMode: boolean;
+                        /** @description always false: consumers are never paused (Queen's pop maintenance is not built) */
+                        popMaintenanceMode: boolean;
+                        /** @description always 0: a push in maintenance is refused, not buffered */
+                        bufferedMessages: number;
+                        /** @description always true: there is no buffer */
+                        bufferHealthy: boolean;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
