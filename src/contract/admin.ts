@@ -1,7 +1,14 @@
 // The operator routes' wire (admin grant): tenants' plans and the cluster flags.
 import { z } from 'zod';
 import { queenObject, route, tenantName } from './common.ts';
-import { clusterFlagsExample, putTenantInputExample, tenantPlanExample } from './examples.ts';
+import {
+  clusterFlagsExample,
+  maintenanceStateExample,
+  putTenantInputExample,
+  setMaintenanceInputExample,
+  setMaintenanceOutputExample,
+  tenantPlanExample,
+} from './examples.ts';
 
 /**
  * The cell's maximum of any plan's max payload: 8 MiB. A pushed message is bounded by its plan up
@@ -80,7 +87,7 @@ const maintenanceStateSchema = z
     bufferedMessages: z.number().int().describe('always 0: a push in maintenance is refused, not buffered'),
     bufferHealthy: z.boolean().describe('always true: there is no buffer'),
   })
-  .meta({ id: 'MaintenanceState' });
+  .meta({ id: 'MaintenanceState', examples: [maintenanceStateExample] });
 
 const tenantPath = z.object({ tenant: tenantName });
 
@@ -156,7 +163,11 @@ export const adminRoutes = {
     description:
       'While on, every push, schedule and schedule PUT answers 503 produce_blocked with Retry-After (Queen buffers them ' +
       'instead; here the producer retries). Consumers keep popping and the sweeper keeps firing timers already scheduled.',
-    input: queenObject({ enabled: z.boolean().describe('true blocks produce cluster-wide, false lifts the block') }),
-    output: maintenanceStateSchema.extend({ message: z.string() }),
+    input: queenObject({ enabled: z.boolean().describe('true blocks produce cluster-wide, false lifts the block') }).meta({
+      examples: [setMaintenanceInputExample],
+    }),
+    output: maintenanceStateSchema
+      .extend({ message: z.string() })
+      .meta({ id: 'MaintenanceChange', examples: [setMaintenanceOutputExample] }),
   }),
 };
