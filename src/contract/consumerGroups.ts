@@ -7,7 +7,8 @@ import { consumerGroupName, queenObject, queryBool, queueName, route } from './c
 import * as ex from './examples.ts';
 
 const deleteMetadata = queryBool(
-  "Queen's flag; a group here has no metadata apart from its registration, which goes either way (true is Queen's default)",
+  "Queen's flag, echoed: a group here has no metadata apart from its registration, which goes either way",
+  true,
 ).optional();
 
 const deleteGroupResult = z.object({

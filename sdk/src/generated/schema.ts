@@ -3710,7 +3710,7 @@ export interface operations {
     "log-deleteConsumerGroup": {
         parameters: {
             query?: {
-                /** @description Queen's flag; a group here has no metadata apart from its registration, which goes either way (true is Queen's default) (`true`/`false`, also `1`/`0`; default false) */
+                /** @description Queen's flag, echoed: a group here has no metadata apart from its registration, which goes either way (`true`/`false`, also `1`/`0`; default true) */
                 deleteMetadata?: boolean;
             };
             header?: never;
@@ -3819,7 +3819,7 @@ export interface operations {
     "log-deleteConsumerGroupForQueue": {
         parameters: {
             query?: {
-                /** @description Queen's flag; a group here has no metadata apart from its registration, which goes either way (true is Queen's default) (`true`/`false`, also `1`/`0`; default false) */
+                /** @description Queen's flag, echoed: a group here has no metadata apart from its registration, which goes either way (`true`/`false`, also `1`/`0`; default true) */
                 deleteMetadata?: boolean;
             };
             header?: never;
