@@ -209,3 +209,53 @@ describe('consumer-group seek', () => {
     expect(await popData('cg-seek-iso', 'iso', { as: other })).toEqual(['theirs']);
   });
 });
+
+describe("consumer-group bootstrap over many partitions (Queen's testCgBootstrapNew / testCgBootstrapTimestamp)", () => {
+  const P = 200;
+  const pushEach = (queue: string, tag: string) =>
+    queen('POST', '/api/v1/push', {
+      items: Array.from({ length: P }, (_, i) => ({ queue, partition: `p-${i}`, payload: { i, tag }, transactionId: randomUUID() })),
+    });
+
+  /** Drains a group with multi-partition pops; the tags it received. */
+  async function drainTags(queue: string, group: string, extra = '') {
+    const tags: string[] = [];
+    for (;;) {
+      const res = await queen(
+        'GET',
+        `/api/v1/pop/queue/${queue}?batch=100&partitions=100&wait=false&autoAck=true&consumerGroup=${group}${extra}`,
+      );
+      if (res.status === 204) return tags;
+      tags.push(...res.data.messages.map((m: { data: { tag: string } }) => m.data.tag));
+    }
+  }
+
+  it('subscriptionMode=new and subscriptionFrom start every partition after its frames; each new frame is read once', async () => {
+    await pushEach('cg-boot', 'old');
+    const cutoff = (await tb.sql.query(`SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at`))
+      .rows[0].at;
+    expect((await queen('GET', '/api/v1/pop/queue/cg-boot?batch=1&wait=false&consumerGroup=new&subscriptionMode=new')).status).toBe(204);
+    expect(
+      (await queen('GET', `/api/v1/pop/queue/cg-boot?batch=1&wait=false&consumerGroup=ts&subscriptionFrom=${encodeURIComponent(cutoff)}`))
+        .status,
+    ).toBe(204);
+    // Every partition's cursor is at its newest frame, for both groups.
+    const behind = await tb.sql.query(
+      `SELECT c.consumer_group, count(*)::int AS n FROM partition_consumers c JOIN partitions p
+          ON p.tenant = c.tenant AND p.queue = c.queue AND p.name = c.partition
+        WHERE c.tenant = 'acme' AND c.queue = 'cg-boot' AND c.consumer_group IN ('new', 'ts') AND c.cursor_seq = p.last_seq
+        GROUP BY c.consumer_group ORDER BY 1`,
+    );
+    expect(behind.rows).toEqual([
+      { consumer_group: 'new', n: P },
+      { consumer_group: 'ts', n: P },
+    ]);
+    await pushEach('cg-boot', 'new');
+    const fresh = await drainTags('cg-boot', 'new');
+    const since = await drainTags('cg-boot', 'ts');
+    expect([fresh.length, since.length]).toEqual([P, P]);
+    expect(new Set([...fresh, ...since])).toEqual(new Set(['new']));
+    // The reference: a group that reads from the beginning gets both generations.
+    expect((await drainTags('cg-boot', 'all')).length).toBe(2 * P);
+  });
+});
