@@ -57,6 +57,11 @@ export const configFields = z.object({
   QUEEN_OPERATOR_TENANT: tenantName
     .default('operator')
     .describe("the tenant whose credentials may use the admin grant; every other tenant's admin grant is refused."),
+  QUEEN_TENANTLESS_TOKEN_TENANT: tenantName
+    .optional()
+    .describe(
+      "unset (the default): a token without a tenant claim is refused. Set: such a token is this tenant's, and one without grants takes them from Queen's role claim (read-only, read-write, admin) — for a single-tenant cell moving from Queen. Risk: every token the key signs without a tenant reaches this tenant's data.",
+    ),
   QUEEN_JWT_SECRET: z
     .string()
     .min(32, 'must be at least 32 characters (HS256 key)')

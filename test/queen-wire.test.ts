@@ -330,3 +330,14 @@ describe("maintenance mode: Queen's /api/v1/system/maintenance is the cluster's 
     expect((await admin(tb, 'GET', '/api/v1/admin/cluster')).body).toMatchObject({ produceBlocked: false });
   });
 });
+
+describe('configure of an empty queue name', () => {
+  it("is 400 naming the field: a queue named '' could not be addressed by the routes whose path carries the queue", async () => {
+    const res = await queen('POST', '/api/v1/configure', queenCreateBody(''));
+    expect(res.status).toBe(400);
+    expect(res.data).toMatchObject({ code: 'validation_failed', field: 'queue' });
+    expect(res.error?.message).toMatch(/^queue: /);
+    const rows = await tb.sql.query("SELECT count(*)::int AS n FROM queues WHERE name = ''");
+    expect(rows.rows[0].n).toBe(0);
+  });
+});
