@@ -3,7 +3,7 @@
 // line with the result on stdout and exits. Plain JavaScript: it runs on bare `node`.
 //
 //   push     { url, token, queue, total, batch, inFlight, partitions }         → { seconds }
-//   drain    { url, token, queue, consumers, batch, autoAck, expect, limitMs }  → { seconds, received, errors, empty, popMs, ackMs }
+//   drain    { url, token, queue, group?, consumers, batch, autoAck, expect, limitMs }  → { seconds, received, errors, empty, popMs, ackMs }
 //              seconds: until the last expected frame arrived; popMs/ackMs: latency percentiles
 //   idle     { url, token, queue, waiters, holdMs }                             → { statuses, latencies }
 //              keeps `waiters` long-polls open for holdMs; a waiter that receives a frame
@@ -79,7 +79,7 @@ function percentiles(values) {
 }
 
 async function drain() {
-  const { queue, consumers, batch, autoAck, expect, limitMs } = job;
+  const { queue, group, consumers, batch, autoAck, expect, limitMs } = job;
   let received = 0;
   let empty = 0;
   let doneAt;
@@ -94,7 +94,8 @@ async function drain() {
         const t0 = performance.now();
         const r = await call(
           'GET',
-          `/api/v1/pop/queue/${encodeURIComponent(queue)}?batch=${batch}&wait=true&timeout=1000${autoAck ? '&autoAck=true' : ''}`,
+          `/api/v1/pop/queue/${encodeURIComponent(queue)}?batch=${batch}&wait=true&timeout=1000${autoAck ? '&autoAck=true' : ''}` +
+            (group ? `&consumerGroup=${encodeURIComponent(group)}` : ''),
         );
         popMs.push(performance.now() - t0);
         if (r.status === 204) {

@@ -15,6 +15,11 @@
 //                 without and with them;
 //                 push-to-waiter latency of 300 frames pushed one by one, 30 ms apart
 //   logTrickle    the fire lag of a trickle (as `trickle`) while 4 consumers drain at full speed
+//   logGroupBootstrap  5,000 partitions with one frame each: the first pop of a new named group
+//                 with subscriptionMode=new, with subscriptionFrom=<an instant after the frames>,
+//                 and (the reference) with neither; then 5,000 frames pushed one per partition and
+//                 drained by the `new` group, which must receive exactly those
+//                 (also alone: `npm run bench -- log-bootstrap`)
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
@@ -69,11 +74,11 @@ function percentiles(values: number[]) {
   return s.length ? { p50: round(at(0.5), 2), p95: round(at(0.95), 2), p99: round(at(0.99), 2), max: round(s[s.length - 1], 2) } : {};
 }
 
-export async function measureLog(ctx: LogBenchContext) {
-  const { broker, sql, base, emit } = ctx;
+/** A bench tenant's token, its REST caller and its pusher (bench/client.mjs). */
+async function benchCaller(ctx: Pick<LogBenchContext, 'broker' | 'base' | 'secret'>) {
   const token = await mintToken(ctx.secret, { tenant: 'bench', sub: 'bench', grants: ['produce', 'consume', 'read', 'admin'] });
-  await broker.services.tenants.ensure('bench');
-  const url = base;
+  await ctx.broker.services.tenants.ensure('bench');
+  const url = ctx.base;
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${url}${path}`, {
       method,
@@ -85,6 +90,63 @@ export async function measureLog(ctx: LogBenchContext) {
   };
   const pushAll = (queue: string, total: number, partitions: number, batch = 100, inFlight = 4) =>
     client({ kind: 'push', url, token, queue, total, batch, inFlight, partitions });
+  return { token, url, call, pushAll };
+}
+
+/**
+ * Queen's testCgBootstrapNew / testCgBootstrapTimestamp as a measure: the cost of a new group's
+ * first pop over 5,000 partitions that hold only frames the group skips. Each first pop is timed
+ * beside the reference (a group that reads from the beginning registers on the same partitions).
+ */
+export async function measureGroupBootstrap(ctx: Pick<LogBenchContext, 'broker' | 'sql' | 'base' | 'secret' | 'emit'>) {
+  const { sql, emit } = ctx;
+  const { call, pushAll, url, token } = await benchCaller(ctx);
+  const P = 5_000;
+  await resetLog(sql);
+  await pushAll('boot', P, P, 1000, 2);
+  const instant = (await sql.query(`SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at`)).rows[0]
+    .at;
+  const firstPop = async (group: string, extra: string) => {
+    const t0 = performance.now();
+    const r = await call('GET', `/api/v1/pop/queue/boot?batch=1&wait=false&consumerGroup=${group}${extra}`);
+    return { ms: performance.now() - t0, status: r.status };
+  };
+  const all = await firstPop('boot-all', '');
+  const fresh = await firstPop('boot-new', '&subscriptionMode=new');
+  const since = await firstPop('boot-ts', `&subscriptionFrom=${encodeURIComponent(instant)}`);
+  await pushAll('boot', P, P, 1000, 2);
+  const d = await client({
+    kind: 'drain',
+    url,
+    token,
+    queue: 'boot',
+    group: 'boot-new',
+    consumers: 4,
+    batch: 100,
+    autoAck: true,
+    expect: P,
+    limitMs: 120_000,
+  });
+  // 204: the group got the new frames and none of the old (had it got old ones, new ones would be left).
+  const after = await call('GET', '/api/v1/pop/queue/boot?batch=1&wait=false&consumerGroup=boot-new');
+  emit({
+    measure: 'logGroupBootstrap',
+    partitions: P,
+    allMs: round(all.ms),
+    newMs: round(fresh.ms),
+    sinceMs: round(since.ms),
+    newRatio: round(fresh.ms / all.ms, 2),
+    sinceRatio: round(since.ms / all.ms, 2),
+    firstPopStatuses: [all.status, fresh.status, since.status],
+    newGroupDrained: d.received,
+    newGroupAfterDrain: after.status,
+    drainSeconds: round(d.seconds, 2),
+  });
+}
+
+export async function measureLog(ctx: LogBenchContext) {
+  const { sql, emit } = ctx;
+  const { call, pushAll, url, token } = await benchCaller(ctx);
 
   // --- push and drain ---------------------------------------------------------------------
   // A warm-up first, unreported: a broker in service has its hot paths compiled, and the first
@@ -187,4 +249,7 @@ export async function measureLog(ctx: LogBenchContext) {
   await ctx.trickle(() =>
     client({ kind: 'drain', url, token, queue: 'busy', consumers: 4, batch: 100, autoAck: false, expect: 50_000, limitMs: 60_000 }),
   );
+
+  // --- a new consumer group over 5,000 partitions -----------------------------------------------
+  await measureGroupBootstrap(ctx);
 }

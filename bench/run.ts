@@ -8,7 +8,8 @@
 //   trickle   2,000 timers scheduled over ~20 s with random delays: fire lag p50/p95/p99/max (ms),
 //             from the log's created_at − deliver_at (PostgreSQL's clock)
 //   log       the log at speed: push, drain, history, partitions, ack/batch, idle long-polls and
-//             the trickle under consumer load (bench/log.ts; not in the default set)
+//             the trickle under consumer load, a new consumer group over 5,000 partitions
+//             (bench/log.ts; not in the default set; `log-bootstrap` runs the last one alone)
 //   volume    schedule, peek/list and trickle on an empty table and, alternating with it, on a
 //             second database holding --pending=N timers (default 10,000,000) pending weeks out,
 //             and the ratios (not in the default set)
@@ -40,7 +41,7 @@ import { loadConfig } from '../src/config.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
 import { startSweeper } from '../src/sweeper/index.ts';
 import { measureFootprint } from './footprint.ts';
-import { client, measureLog } from './log.ts';
+import { client, measureGroupBootstrap, measureLog } from './log.ts';
 import { measureSoak } from './soak.ts';
 
 const args = process.argv.slice(2);
@@ -608,6 +609,8 @@ async function main() {
           schedulePerSecond: flag('schedule-rate', 2_000),
           pushPerSecond: flag('push-rate', 2_000),
         });
+      } else if (m === 'log-bootstrap') {
+        await measureGroupBootstrap({ broker, sql, base, secret: SECRET, emit });
       } else if (m === 'log') {
         await measureLog({
           partitionPops: flag('log-pops', 200),

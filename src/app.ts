@@ -116,8 +116,10 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     if (err instanceof ApiError) return sendApiError(reply, err); // the body parser's refusals
     // Errors Fastify raises before a route runs: bad JSON, oversized or mistyped bodies.
     const status = err.statusCode ?? 500;
-    if (status === 413)
-      return sendApiError(reply, new ApiError('body_too_large', `request body exceeds ${services.config.QUEEN_BODY_LIMIT_BYTES} bytes`));
+    if (status === 413) {
+      const limit = req.routeOptions.bodyLimit ?? services.config.QUEEN_BODY_LIMIT_BYTES;
+      return sendApiError(reply, new ApiError('body_too_large', `request body exceeds ${limit} bytes`));
+    }
     if (status === 415)
       return sendApiError(reply, new ApiError('unsupported_media_type', 'send the body as Content-Type: application/json'));
     if (status >= 400 && status < 500)
@@ -184,6 +186,10 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
       reply,
     );
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/api/*', handler: apiHandler });
+  // Push alone takes bodies up to QUEEN_PUSH_BODY_LIMIT_BYTES: a pushed payload is bounded by its
+  // plan up to 8 MiB, a timer batch by 256 × 1 MiB (QUEEN_BODY_LIMIT_BYTES). Same handler: only the
+  // limit differs, and a static route wins over the wildcard.
+  app.route({ method: 'POST', url: '/api/v1/push', bodyLimit: services.config.QUEEN_PUSH_BODY_LIMIT_BYTES, handler: apiHandler });
   badUrlHandler = apiHandler;
 
   // While draining, every response closes its connection, so keep-alive sockets do not hold the

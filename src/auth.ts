@@ -22,8 +22,10 @@ const claimsSchema = z.object({
     .min(1)
     .max(256)
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
-  tenant: tenantName,
-  grants: z.array(z.enum(GRANTS)).max(4),
+  tenant: tenantName.optional(),
+  grants: z.array(z.enum(GRANTS)).max(4).optional(),
+  // Queen's own tokens carry a `role` instead of grants (read only with QUEEN_TENANTLESS_TOKEN_TENANT).
+  role: z.unknown().optional(),
   exp: z.number().int().min(0).max(LAST_INSTANT_S, 'must be an instant before year 10000').optional(),
   iat: z
     .number()
@@ -39,7 +41,20 @@ export interface Principal {
   grants: ReadonlySet<Grant>;
 }
 
+/**
+ * The grants of a Queen token's `role` (Queen's access levels), for a token without a tenant
+ * claim taken as QUEEN_TENANTLESS_TOKEN_TENANT's. `admin` adds the admin grant, which still counts
+ * only when that tenant is the operator tenant.
+ */
+export const QUEEN_ROLE_GRANTS: Readonly<Record<string, readonly Grant[]>> = {
+  'read-only': ['read'],
+  'read-write': ['produce', 'consume', 'read'],
+  admin: ['produce', 'consume', 'read', 'admin'],
+};
+
 export interface AuthConfig {
+  /** The tenant of tokens that carry no tenant claim; unset: such tokens are refused. */
+  QUEEN_TENANTLESS_TOKEN_TENANT?: string;
   QUEEN_JWT_SECRET?: string;
   QUEEN_JWT_PUBLIC_KEY?: string;
   QUEEN_JWT_JWKS_URL?: string;
@@ -112,11 +127,34 @@ export function createVerifier(cfg: AuthConfig): Verifier {
       const issue = claims.error.issues[0];
       throw new ApiError('token_invalid', `token claim ${issue.path.join('.') || '(claims)'} is invalid: ${issue.message}`);
     }
-    const principal = { sub: claims.data.sub, tenant: claims.data.tenant, grants: new Set(claims.data.grants) };
+    const principal = principalOf(claims.data, cfg.QUEEN_TENANTLESS_TOKEN_TENANT);
     verified.set(token, principal, claims.data.exp);
     return principal;
   };
   return Object.assign(verify, { ready: key.then(() => undefined) });
+}
+
+/**
+ * The principal of verified claims. A token without a tenant claim is refused unless the cell names
+ * a tenant for such tokens (QUEEN_TENANTLESS_TOKEN_TENANT); then it is that tenant's, and when it
+ * carries no grants either, its Queen `role` says them (QUEEN_ROLE_GRANTS). A token that names a
+ * tenant must carry grants.
+ */
+function principalOf(claims: z.infer<typeof claimsSchema>, tenantless: string | undefined): Principal {
+  const tenant = claims.tenant ?? tenantless;
+  if (tenant === undefined) {
+    throw new ApiError(
+      'token_invalid',
+      'token claim tenant is invalid: required (this cell names no tenant for tokens without one: QUEEN_TENANTLESS_TOKEN_TENANT)',
+    );
+  }
+  const fromRole = claims.tenant === undefined && typeof claims.role === 'string' ? QUEEN_ROLE_GRANTS[claims.role] : undefined;
+  const grants = claims.grants ?? fromRole;
+  if (grants === undefined) {
+    const roles = claims.tenant === undefined ? ` (or a role: ${Object.keys(QUEEN_ROLE_GRANTS).join(', ')})` : '';
+    throw new ApiError('token_invalid', `token claim grants is invalid: required${roles}`);
+  }
+  return { sub: claims.sub, tenant, grants: new Set(grants) };
 }
 
 /**

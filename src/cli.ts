@@ -2,7 +2,7 @@
 //  - `token`: prints an HS256 token signed with QUEEN_JWT_SECRET or, without it, with the embedded
 //    broker's secret in QUEEN_DATA_DIR (default .queen-data, relative to the current folder).
 //    Tokens expire in 30 days unless --expires says otherwise.
-//  - timers, tail, dlq, plan, cluster, stats: the REST API through the SDK (./cli/ops.ts).
+//  - timers, tail, dlq, group, plan, cluster, stats: the REST API through the SDK (./cli/ops.ts).
 // Exit codes: 0 done, 1 the broker refused or could not be reached, 2 a usage or setup mistake.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -30,6 +30,10 @@ const USAGE = `usage: queen-timers <command> [options]
       retention) or by --group; --count stops after n frames
   dlq list [--queue <q>] [--group <g>] [--limit <n>] [--offset <n>]   dead letters, oldest first
   dlq replay <id>                                     push a dead letter again as a new frame
+  group seek <group> <queue> --to end|beginning|<ISO 8601 instant>
+      move a consumer group's cursors on a queue (it next reads the first frame after the instant)
+  group delete <group> [--queue <q>]                  delete a consumer group (on one queue, or all);
+                                                      its next pop reads the queue as a new group
   plan get <tenant>                                   a tenant's plan (operator token)
   plan set <tenant> [--max-payload-bytes n] [--horizon-seconds n] [--max-pending-timers n]
            [--schedule-rate n] [--storage-limit-bytes n] [--paused true|false]

@@ -73,6 +73,11 @@ export const configFields = z.object({
   QUEEN_OPERATOR_TENANT: tenantName
     .default('operator')
     .describe("the tenant whose credentials may use the admin grant; every other tenant's admin grant is refused."),
+  QUEEN_TENANTLESS_TOKEN_TENANT: tenantName
+    .optional()
+    .describe(
+      "unset (the default): a token without a tenant claim is refused. Set: such a token is this tenant's, and one without grants takes them from Queen's role claim (read-only, read-write, admin) — for a single-tenant cell moving from Queen. Risk: every token the key signs without a tenant reaches this tenant's data.",
+    ),
   QUEEN_JWT_SECRET: z
     .string()
     .min(32, 'must be at least 32 characters (HS256 key)')
@@ -103,7 +108,9 @@ export const configFields = z.object({
   QUEEN_DEFAULT_HORIZON_SECONDS: int(90 * 24 * 3600, 1).describe(
     "the cell's horizon in seconds (default 90 days); a tenant's plan may only narrow it.",
   ),
-  QUEEN_DEFAULT_MAX_PAYLOAD_BYTES: int(1024 * 1024, 1).describe("the default plan's payload ceiling in bytes (never above 1 MiB)."),
+  QUEEN_DEFAULT_MAX_PAYLOAD_BYTES: int(4 * 1024 * 1024, 1)
+    .refine((n) => n <= 8 * 1024 * 1024, 'must be at most 8388608 (the cell maximum, 8 MiB)')
+    .describe("the default plan's max payload in bytes, at most 8 MiB: a pushed message's ceiling; a timer's is min(1 MiB, this)."),
   QUEEN_DEFAULT_MAX_PENDING_TIMERS: int(1_000_000, 0).describe("the default plan's pending-timer quota per tenant."),
   QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND: int(100_000, 1).describe("the default plan's schedule ops per second per tenant."),
   QUEEN_DEFAULT_MAX_SCHEDULES: int(1_000, 0).describe(
@@ -114,7 +121,10 @@ export const configFields = z.object({
   ),
   QUEEN_DEFAULT_STORAGE_LIMIT_BYTES: int(0, 0).describe("the default plan's storage limit per tenant in bytes; 0: no limit."),
   QUEEN_BODY_LIMIT_BYTES: int(8 * 1024 * 1024, 1024).describe(
-    'largest request body in bytes (larger: 413); the largest legal batch is 256 ops of 1 MiB payloads, base64.',
+    'largest request body in bytes (larger: 413) on every route but push; the largest legal timer batch is 256 ops of 1 MiB payloads, base64.',
+  ),
+  QUEEN_PUSH_BODY_LIMIT_BYTES: int(16 * 1024 * 1024, 1024).describe(
+    'largest body of POST /api/v1/push in bytes (larger: 413): room for a payload at the cell maximum of 8 MiB, escaped, beside others.',
   ),
   QUEEN_HEADERS_TIMEOUT_MS: int(10_000, 100).describe(
     "a request's headers must arrive within this many milliseconds of its first byte, or it is answered 408 request_timeout and the connection closed.",

@@ -227,3 +227,57 @@ describe('verified tokens', () => {
     for (let i = 0; i < 2; i++) await expect(verify(`Bearer ${bad}`)).rejects.toMatchObject({ code: 'token_invalid' });
   });
 });
+
+describe("tokens without a tenant claim (Queen's JWTs: sub, username, role)", () => {
+  /** A token as Queen's test-v2 mints it: HS256, `role`, no tenant and no grants. */
+  const queenToken = (sub: string, role: string) => {
+    const now = Math.floor(Date.now() / 1000);
+    return sign({ sub, username: sub, role, iat: now, exp: now + 3600 });
+  };
+
+  it('are refused by default, naming the claim and the setting', async () => {
+    const verify = createVerifier({ QUEEN_JWT_SECRET: SECRET });
+    await expect(verify(`Bearer ${await queenToken('alice', 'read-write')}`)).rejects.toMatchObject({
+      code: 'token_invalid',
+      message: expect.stringMatching(/claim tenant .*QUEEN_TENANTLESS_TOKEN_TENANT/),
+    });
+  });
+
+  it("with QUEEN_TENANTLESS_TOKEN_TENANT are that tenant's, with the grants of their role", async () => {
+    const verify = createVerifier({ QUEEN_JWT_SECRET: SECRET, QUEEN_TENANTLESS_TOKEN_TENANT: 'solo' });
+    const rw = await verify(`Bearer ${await queenToken('alice', 'read-write')}`);
+    expect({ ...rw, grants: [...rw.grants].sort() }).toEqual({ sub: 'alice', tenant: 'solo', grants: ['consume', 'produce', 'read'] });
+    expect([...(await verify(`Bearer ${await queenToken('bob', 'read-only')}`)).grants]).toEqual(['read']);
+    expect([...(await verify(`Bearer ${await queenToken('root', 'admin')}`)).grants]).toContain('admin');
+    await expect(verify(`Bearer ${await queenToken('eve', 'superuser')}`)).rejects.toMatchObject({
+      code: 'token_invalid',
+      message: expect.stringMatching(/claim grants .*read-only, read-write, admin/),
+    });
+    // A token that names its tenant is unaffected: its own tenant, and its grants are required.
+    const named = await verify(`Bearer ${await sign({ sub: 's', tenant: 'acme', grants: ['read'] })}`);
+    expect(named.tenant).toBe('acme');
+    await expect(verify(`Bearer ${await sign({ sub: 's', tenant: 'acme', role: 'admin' })}`)).rejects.toMatchObject({
+      code: 'token_invalid',
+    });
+  });
+
+  it("through the broker: Queen's read-write token pushes and pops in the named tenant; producerSub is its sub", async () => {
+    const tb = await startTestBroker({ env: { QUEEN_TENANTLESS_TOKEN_TENANT: 'solo' } });
+    try {
+      const token = await queenToken('alice-producer', 'read-write');
+      const pushed = await api(tb, 'POST', '/api/v1/push', { token, body: { items: [{ queue: 'q', payload: { hello: 'world' } }] } });
+      expect(pushed.status).toBe(201);
+      const popped = await api(tb, 'GET', '/api/v1/pop/queue/q?autoAck=true', { token });
+      expect(popped.body.messages[0]).toMatchObject({ producerSub: 'alice-producer', data: { hello: 'world' } });
+      const rows = await tb.sql.query("SELECT tenant FROM messages WHERE queue = 'q'");
+      expect(rows.rows).toEqual([{ tenant: 'solo' }]);
+      const readOnly = await api(tb, 'POST', '/api/v1/push', {
+        token: await queenToken('bob', 'read-only'),
+        body: { items: [{ queue: 'q', payload: 1 }] },
+      });
+      expect(readOnly.body.code).toBe('grant_missing');
+    } finally {
+      await tb.close();
+    }
+  });
+});

@@ -276,6 +276,29 @@ describe('the CLI over the REST API (compiled, through the SDK)', () => {
     expect((await cli(['dlq', 'replay', id])).stdout).toMatch(/^replayed into events\/Default as transactionId /);
   });
 
+  it('seeks and deletes a consumer group; a bad --to is a usage mistake (exit 2)', async () => {
+    await push(tb, [
+      { queue: 'cg-cli', payload: 'a', transactionId: 'c1' },
+      { queue: 'cg-cli', payload: 'b', transactionId: 'c2' },
+    ]);
+    const read = async () => {
+      const res = await pop(tb, '/api/v1/pop/queue/cg-cli?batch=10&consumerGroup=billing&autoAck=true');
+      return res.status === 204 ? [] : res.body.messages.map((m: { data: unknown }) => m.data);
+    };
+    expect(await read()).toEqual(['a', 'b']);
+    const seek = await cli(['group', 'seek', 'billing', 'cg-cli', '--to', 'beginning']);
+    expect(seek).toMatchObject({ code: 0, stdout: 'billing on cg-cli: 1 partitions moved to beginning\n' });
+    expect(await read()).toEqual(['a', 'b']);
+    const end = JSON.parse((await cli(['group', 'seek', 'billing', 'cg-cli', '--to', 'end', '--json'])).stdout);
+    expect(end).toMatchObject({ success: true, seekToEnd: true, partitionsUpdated: 1 });
+    expect(await read()).toEqual([]);
+    expect((await cli(['group', 'delete', 'billing', '--queue', 'cg-cli'])).stdout.trim()).toBe('billing on cg-cli: 1 cursors deleted');
+    expect(await read()).toEqual(['a', 'b']);
+    const bad = await cli(['group', 'seek', 'billing', 'cg-cli', '--to', 'someday']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--to must be end, beginning or an ISO 8601 instant/);
+  });
+
   it('reads and sets plans and cluster flags with an operator token; a tenant token is refused with exit 1', async () => {
     const set = await cli(['plan', 'set', 'acme', '--max-pending-timers', '500', '--horizon-seconds', 'default'], operator);
     expect(set.code).toBe(0);

@@ -72,7 +72,7 @@ describe('openapi.json', () => {
       expect([accepts('-1'), accepts(`${QUERY_INT_MAX}0`), accepts('1.5'), accepts('1e1')], at).toEqual([false, false, false, false]);
     }
     const booleans = queryParams.filter(({ p }) => p.schema.type === 'boolean');
-    expect(booleans.length).toBe(4);
+    expect(booleans.length).toBe(6); // wait and autoAck on both pops; deleteMetadata on both consumer-group deletes
     for (const { at, method, path, p } of booleans) {
       const field = zodField(method, path, p.name);
       expect(

@@ -4,7 +4,7 @@
 // of docs/queen.md's compatibility table that this broker supports or accepts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBroker, type TestBroker } from './helpers/broker.ts';
+import { admin, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { queenCreateBody } from './helpers/log.ts';
 
 let tb: TestBroker;
@@ -19,10 +19,10 @@ afterAll(() => tb?.close());
  * A request as the client's HttpClient makes it; answers what the client would hand its caller:
  * null for a 204, the parsed body otherwise, and for an error an Error built from `body.error`.
  */
-async function queen(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) {
+async function queen(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, as = token) {
   const res = await fetch(`${tb.url}${path}`, {
     method,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${as}` },
     body: body ? JSON.stringify(body) : undefined,
   });
   if (res.status === 204) return { status: 204, data: null };
@@ -211,5 +211,133 @@ describe("Queen's client against the log", () => {
     // The timer DELETE with the client's ever-present JSON header and no body.
     const cancel = await queen('DELETE', '/api/v1/timers/qw-err/no-such-timer');
     expect(cancel).toMatchObject({ status: 200, data: { ok: false, status: 'absent' } });
+  });
+});
+
+/** The payload of Queen's test-v2 `pushLargePayload`: 10,000 copies of one record, about 2.17 MB of JSON. */
+function queenLargePayload() {
+  const record = {
+    id: randomUUID().replaceAll('-', ''),
+    data: 'x'.repeat(100),
+    nested: { field1: 'value1', field2: 'value2', field3: 'value3' },
+  };
+  const array = new Array(10_000).fill(record);
+  return { array, metadata: { size: JSON.stringify(array).length, timestamp: Date.now() } };
+}
+
+describe('large pushes: the plan bounds a pushed message, a timer keeps min(1 MiB, plan)', () => {
+  it("Queen's 2.17 MB push is queued under the default plan and pops whole", async () => {
+    const payload = queenLargePayload();
+    expect(JSON.stringify(payload).length).toBeGreaterThan(2_100_000);
+    const res = await queen('POST', '/api/v1/push', { items: [pushItem('qw-large', payload)] });
+    expect(res.status).toBe(201);
+    expect(res.data[0]).toMatchObject({ status: 'queued' });
+    const popped = await queen('GET', popPath('qw-large'));
+    expect(popped.data.messages[0].data.array).toHaveLength(10_000);
+    expect(popped.data.messages[0].data).toEqual(payload);
+  });
+
+  it("a push over the tenant's max payload is 403 payload_too_large_for_plan naming the item; nothing is stored", async () => {
+    const tenant = `big-${randomUUID().slice(0, 8)}`;
+    const as = await tb.token({ tenant, grants: ['produce', 'consume', 'read'] });
+    const plan = await admin(tb, 'PUT', `/api/v1/admin/tenants/${tenant}`, { body: { maxPayloadBytes: 3 * 1024 * 1024 } });
+    expect(plan.body).toMatchObject({ maxPayloadBytes: 3 * 1024 * 1024, maxTimerPayloadBytes: 1024 * 1024 });
+    // A JSON string's source text is its quotes plus its characters: exactly the plan, then one byte more.
+    const fits = await queen('POST', '/api/v1/push', { items: [pushItem('qw-plan', 'y'.repeat(3 * 1024 * 1024 - 2))] }, as);
+    expect(fits.status).toBe(201);
+    const over = await queen('POST', '/api/v1/push', { items: [pushItem('qw-plan', 'y'.repeat(3 * 1024 * 1024 - 1))] }, as);
+    expect(over.status).toBe(403);
+    expect(over.data).toMatchObject({ code: 'payload_too_large_for_plan', field: 'items.0.payload' });
+    const stored = await tb.sql.query('SELECT count(*)::int AS n FROM messages WHERE tenant = $1', [tenant]);
+    expect(stored.rows[0].n).toBe(1);
+  });
+
+  it('a plan above 1 MiB still caps a timer at 1 MiB', async () => {
+    const tenant = `bigt-${randomUUID().slice(0, 8)}`;
+    const as = await tb.token({ tenant, grants: ['produce'] });
+    await admin(tb, 'PUT', `/api/v1/admin/tenants/${tenant}`, { body: { maxPayloadBytes: 4 * 1024 * 1024 } });
+    const op = (key: string, bytes: number) => ({
+      op: 'schedule',
+      queue: 'qw-timer',
+      timerKey: key,
+      delayMs: 60_000,
+      payload: Buffer.alloc(bytes, 7).toString('base64'),
+    });
+    const ok = await queen('POST', '/api/v1/timers', { operations: [op('a', 1024 * 1024)] }, as);
+    expect(ok.status).toBe(200);
+    const over = await queen('POST', '/api/v1/timers', { operations: [op('b', 1024 * 1024 + 1)] }, as);
+    expect(over.status).toBe(403);
+    expect(over.data).toMatchObject({ code: 'payload_too_large_for_plan', field: 'operations.0.payload' });
+  });
+
+  it("the larger body limit is the push route's alone: the same body elsewhere is 413 body_too_large", async () => {
+    const body = { items: [pushItem('qw-limit', 'z'.repeat(9 * 1024 * 1024))] };
+    const pushed = await queen('POST', '/api/v1/push', body);
+    // Past the body limit of other routes, and refused by the plan (4 MiB by default), not by the limit.
+    expect(pushed.data).toMatchObject({ code: 'payload_too_large_for_plan' });
+    const elsewhere = await queen('POST', '/api/v1/transaction', { operations: [{ type: 'push', items: body.items }] });
+    expect(elsewhere.status).toBe(413);
+    expect(elsewhere.data).toMatchObject({ code: 'body_too_large' });
+    expect(elsewhere.data.error).toMatch(/8388608 bytes/);
+  });
+});
+
+describe("maintenance mode: Queen's /api/v1/system/maintenance is the cluster's produce block", () => {
+  it('GET and POST {enabled} as Admin.setMaintenanceMode sends it: pushes answer 503 while on, pops go on, nothing is buffered', async () => {
+    const operator = await tb.operatorToken();
+    await queen('POST', '/api/v1/push', { items: [pushItem('qw-maint', 'before')] });
+    expect((await queen('GET', '/api/v1/system/maintenance', undefined, operator)).data).toEqual({
+      maintenanceMode: false,
+      popMaintenanceMode: false,
+      bufferedMessages: 0,
+      bufferHealthy: true,
+    });
+    const on = await queen('POST', '/api/v1/system/maintenance', { enabled: true }, operator);
+    expect(on.status).toBe(200);
+    expect(on.data).toMatchObject({ maintenanceMode: true, bufferedMessages: 0, bufferHealthy: true });
+    expect(on.data.message).toMatch(/503 produce_blocked/);
+    try {
+      expect((await queen('GET', '/api/v1/system/maintenance', undefined, operator)).data.maintenanceMode).toBe(true);
+      expect((await admin(tb, 'GET', '/api/v1/admin/cluster')).body).toMatchObject({ produceBlocked: true });
+      const refused = await fetch(`${tb.url}/api/v1/push`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ items: [pushItem('qw-maint', 'during')] }),
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect((await refused.json()).code).toBe('produce_blocked');
+      // Consumers are not paused: the frame pushed before is still handed out.
+      expect((await queen('GET', popPath('qw-maint', { extra: '&autoAck=true' }))).data.messages[0].data).toBe('before');
+    } finally {
+      const off = await queen('POST', '/api/v1/system/maintenance', { enabled: false }, operator);
+      expect(off.data).toMatchObject({ maintenanceMode: false });
+    }
+    expect((await queen('POST', '/api/v1/push', { items: [pushItem('qw-maint', 'after')] })).status).toBe(201);
+    const rows = await tb.sql.query("SELECT count(*)::int AS n FROM messages WHERE queue = 'qw-maint'");
+    expect(rows.rows[0].n).toBe(2);
+  });
+
+  it("is the operator's alone: a tenant's credential is 403, none is 401; `enabled` must be a boolean", async () => {
+    const tenantAdmin = await tb.token({ grants: ['admin', 'produce'] });
+    expect((await queen('POST', '/api/v1/system/maintenance', { enabled: true }, tenantAdmin)).data.code).toBe('grant_missing');
+    expect((await queen('GET', '/api/v1/system/maintenance', undefined, tenantAdmin)).status).toBe(403);
+    const anonymous = await fetch(`${tb.url}/api/v1/system/maintenance`);
+    expect(anonymous.status).toBe(401);
+    const bad = await queen('POST', '/api/v1/system/maintenance', { enabled: 'yes' }, await tb.operatorToken());
+    expect(bad.status).toBe(400);
+    expect(bad.data).toMatchObject({ code: 'validation_failed', field: 'enabled' });
+    expect((await admin(tb, 'GET', '/api/v1/admin/cluster')).body).toMatchObject({ produceBlocked: false });
+  });
+});
+
+describe('configure of an empty queue name', () => {
+  it("is 400 naming the field: a queue named '' could not be addressed by the routes whose path carries the queue", async () => {
+    const res = await queen('POST', '/api/v1/configure', queenCreateBody(''));
+    expect(res.status).toBe(400);
+    expect(res.data).toMatchObject({ code: 'validation_failed', field: 'queue' });
+    expect(res.error?.message).toMatch(/^queue: /);
+    const rows = await tb.sql.query("SELECT count(*)::int AS n FROM queues WHERE name = ''");
+    expect(rows.rows[0].n).toBe(0);
   });
 });

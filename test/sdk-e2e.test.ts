@@ -286,4 +286,31 @@ describe('SDK end to end', () => {
     expect(errors).toHaveLength(1);
     expect(await qt.log.pop('sdk-consume-fail')).toEqual([]);
   });
+
+  it('seekConsumerGroup and deleteConsumerGroup let a group consume a queue again', async () => {
+    // One push each, so that each frame has an instant of its own to seek to.
+    for (const payload of ['a', 'b', 'c']) await qt.log.push({ queue: 'sdk-cg', payload });
+    const read = async () => (await qt.log.pop('sdk-cg', { consumerGroup: 'audit', batch: 10, autoAck: true })).map((m) => m.json());
+    expect(await read()).toEqual(['a', 'b', 'c']);
+    expect(await qt.log.seekConsumerGroup('audit', 'sdk-cg', 'beginning')).toMatchObject({ partitionsUpdated: 1, seekToEnd: false });
+    expect(await read()).toEqual(['a', 'b', 'c']);
+    // The first frame's instant with its microseconds (a Date would drop them and land before it).
+    const at = await tb.sql.query(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at FROM messages
+        WHERE tenant = 'acme' AND queue = 'sdk-cg' ORDER BY seq LIMIT 1`,
+    );
+    await qt.log.seekConsumerGroup('audit', 'sdk-cg', { timestamp: at.rows[0].at as string });
+    expect(await read()).toEqual(['b', 'c']);
+    await qt.log.seekConsumerGroup('audit', 'sdk-cg', 'end');
+    expect(await read()).toEqual([]);
+    expect(await qt.log.deleteConsumerGroup('audit', { queue: 'sdk-cg' })).toEqual({
+      success: true,
+      consumerGroup: 'audit',
+      queueName: 'sdk-cg',
+      deletedPartitions: 1,
+      metadataDeleted: true,
+    });
+    expect(await read()).toEqual(['a', 'b', 'c']);
+    expect(await qt.log.deleteConsumerGroup('audit')).toMatchObject({ deletedPartitions: 1 });
+  });
 });

@@ -14,6 +14,7 @@ export {
   type PopOptions,
   type PushItem,
   type QueueOptionsInput,
+  type SeekTarget,
 } from './log.ts';
 export { timerKeyPath } from './paths.ts';
 export {

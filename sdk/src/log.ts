@@ -3,7 +3,16 @@ import type { CallOptions, Http } from './http.ts';
 import { mintId } from './http.ts';
 import { segmentPath } from './paths.ts';
 import { decodePayload, type DecodedPayload, type JsonValue } from './payload.ts';
-import type { AckResult, ConfigureResult, Frame, PushResult, QueueOptions } from './types.ts';
+import type {
+  AckResult,
+  ConfigureResult,
+  DeleteConsumerGroupForQueueResult,
+  DeleteConsumerGroupResult,
+  Frame,
+  PushResult,
+  QueueOptions,
+  SeekConsumerGroupResult,
+} from './types.ts';
 
 export interface PushItem {
   queue: string;
@@ -48,6 +57,13 @@ export interface ConsumeOptions extends Omit<PopOptions, 'wait' | 'autoAck'> {
   /** Called when a handler throws (after the frame is acked `failed`) or a pop/ack fails. */
   onError?: ((err: unknown, message?: Message) => void) | undefined;
 }
+
+/**
+ * Where `seekConsumerGroup` puts a group's cursors on a queue: after the newest frame (`end`),
+ * before the oldest (`beginning`), or so that it next reads the first frame created after an
+ * instant (a Date or an ISO 8601 string).
+ */
+export type SeekTarget = 'end' | 'beginning' | { timestamp: Date | string };
 
 /** Queue options to change: any of QueueOptions; one omitted or undefined keeps its value. */
 export type QueueOptionsInput = { [K in keyof QueueOptions]?: QueueOptions[K] | undefined };
@@ -125,6 +141,41 @@ export class Log {
       traceparent: opts.traceparent,
     });
     return res.data[0];
+  }
+
+  /**
+   * Deletes a consumer group: on `queue`, or (omitted) on every queue of your tenant where it is
+   * registered. Its cursors, leases and failure counts go (its dead letters stay); its next pop
+   * registers it again as a new group. Answers the cursors removed (0: it was not registered).
+   */
+  async deleteConsumerGroup(
+    group: string,
+    opts: CallOptions & { queue?: string | undefined } = {},
+  ): Promise<DeleteConsumerGroupResult | DeleteConsumerGroupForQueueResult> {
+    const base = `/api/v1/consumer-groups/${segmentPath(group)}`;
+    const path = opts.queue === undefined ? base : `${base}/queues/${segmentPath(opts.queue)}`;
+    const res = await this.http.request<DeleteConsumerGroupResult>({ method: 'DELETE', path, signal: opts.signal });
+    return res.data;
+  }
+
+  /**
+   * Moves a consumer group's cursors on a queue (every partition) to its end, its beginning, or
+   * an instant; releases its leases, so frames in flight come again from the new position.
+   */
+  async seekConsumerGroup(group: string, queue: string, to: SeekTarget, opts: CallOptions = {}): Promise<SeekConsumerGroupResult> {
+    const body =
+      to === 'end'
+        ? { toEnd: true }
+        : to === 'beginning'
+          ? { toBeginning: true }
+          : { timestamp: typeof to.timestamp === 'string' ? to.timestamp : to.timestamp.toISOString() };
+    const res = await this.http.request<SeekConsumerGroupResult>({
+      method: 'POST',
+      path: `/api/v1/consumer-groups/${segmentPath(group)}/queues/${segmentPath(queue)}/seek`,
+      body,
+      signal: opts.signal,
+    });
+    return res.data;
   }
 
   /** Creates a queue or changes its options (omitted ones keep their value); answers the effective options. */

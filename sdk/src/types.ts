@@ -52,6 +52,10 @@ export type ConfigureResult = Schemas['ConfigureResult'];
 export type DeadLetterPage = Schemas['DeadLetterPage'];
 export type DeadLetter = Schemas['DeadLetter'];
 export type ReplayResult = Schemas['ReplayResult'];
+export type DeleteConsumerGroupResult = Schemas['DeleteConsumerGroupResult'];
+export type DeleteConsumerGroupForQueueResult = Schemas['DeleteConsumerGroupForQueueResult'];
+export type SeekConsumerGroupResult = Schemas['SeekConsumerGroupResult'];
 // Operator shapes (admin routes).
 export type TenantPlan = Schemas['TenantPlan'];
 export type ClusterFlags = Schemas['ClusterFlags'];
+export type MaintenanceState = Schemas['MaintenanceState'];

@@ -1,4 +1,4 @@
-// The CLI's commands over the REST API, through the SDK (sdk/src): timers, tail, dlq, plan,
+// The CLI's commands over the REST API, through the SDK (sdk/src): timers, tail, dlq, group, plan,
 // cluster, stats. Each prints a human table, or with --json the API's own JSON (one document;
 // `tail --json` one frame per line), so scripts read what the SDK returns.
 import { parseArgs } from 'node:util';
@@ -194,6 +194,25 @@ const dlq: Record<string, Run> = {
   },
 };
 
+const group: Record<string, Run> = {
+  async seek(c) {
+    const [name, queue] = args(c, ['group', 'queue']);
+    const to = c.values.to;
+    if (typeof to !== 'string') throw new UsageError('group seek: --to end, --to beginning or --to <ISO 8601 instant> is required');
+    if (to !== 'end' && to !== 'beginning' && Number.isNaN(Date.parse(to))) {
+      throw new UsageError(`--to must be end, beginning or an ISO 8601 instant, got "${to}"`);
+    }
+    const r = await c.qt.log.seekConsumerGroup(name, queue, to === 'end' || to === 'beginning' ? to : { timestamp: to });
+    return out(c, r, () => c.print(`${r.consumerGroup} on ${r.queueName}: ${r.partitionsUpdated} partitions moved to ${to}`));
+  },
+  async delete(c) {
+    const [name] = args(c, ['group']);
+    const queue = c.values.queue as string | undefined;
+    const r = await c.qt.log.deleteConsumerGroup(name, { queue });
+    return out(c, r, () => c.print(`${r.consumerGroup}${queue ? ` on ${queue}` : ''}: ${r.deletedPartitions} cursors deleted`));
+  },
+};
+
 const PLAN_OPTIONS = {
   'max-payload-bytes': 'maxPayloadBytes',
   'horizon-seconds': 'horizonSeconds',
@@ -304,6 +323,7 @@ const COMMANDS: Record<OpCommand, Spec> = {
     options: { queue: { type: 'string' }, group: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } },
     subcommands: dlq,
   },
+  group: { options: { to: { type: 'string' }, queue: { type: 'string' } }, subcommands: group },
   plan: {
     options: { ...Object.fromEntries(Object.keys(PLAN_OPTIONS).map((k) => [k, { type: 'string' as const }])), paused: { type: 'string' } },
     subcommands: plan,

@@ -6,7 +6,7 @@
 export class UsageError extends Error {}
 
 /** The REST commands of ./ops.ts, which types its command table by this list. */
-export const OP_COMMANDS = ['timers', 'tail', 'dlq', 'plan', 'cluster', 'stats'] as const;
+export const OP_COMMANDS = ['timers', 'tail', 'dlq', 'group', 'plan', 'cluster', 'stats'] as const;
 export type OpCommand = (typeof OP_COMMANDS)[number];
 
 /** The consumer group `tail` reads with unless --group says otherwise (see docs/cli.md). */

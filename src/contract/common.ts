@@ -104,16 +104,16 @@ export const queryInt = (description: string, defaultValue?: number) =>
       },
     });
 
-/** Query-string booleans: `true`/`false` (also `1`/`0`); anything else is a 400. Absent: false. */
-export const queryBool = (description: string) =>
+/** Query-string booleans: `true`/`false` (also `1`/`0`); anything else is a 400. Absent: `defaultValue` (false unless said). */
+export const queryBool = (description: string, defaultValue = false) =>
   z
     .enum(['true', 'false', '1', '0'])
     .transform((v) => v === 'true' || v === '1')
     .meta({
-      description: `${description} (\`true\`/\`false\`, also \`1\`/\`0\`; default false)`,
+      description: `${description} (\`true\`/\`false\`, also \`1\`/\`0\`; default ${defaultValue})`,
       override: ({ jsonSchema }) => {
         delete jsonSchema.enum;
-        Object.assign(jsonSchema, { type: 'boolean', default: false });
+        Object.assign(jsonSchema, { type: 'boolean', default: defaultValue });
       },
     });
 

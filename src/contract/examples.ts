@@ -28,6 +28,7 @@ export const FIELD_EXAMPLES = {
   leaseId: LEASE_ID,
   tenant: 'acme',
   scheduleKey: 'acme/daily-digest',
+  consumerGroup: 'mailer',
 };
 
 // --- timers ----------------------------------------------------------------------------------
@@ -310,7 +311,8 @@ export const putTenantInputExample = { horizonSeconds: 2_592_000 };
 
 export const tenantPlanExample = {
   tenant: 'acme',
-  maxPayloadBytes: 1_048_576,
+  maxPayloadBytes: 4_194_304,
+  maxTimerPayloadBytes: 1_048_576,
   horizonSeconds: 2_592_000,
   maxPendingTimers: 1_000_000,
   scheduleRatePerSecond: 100_000,
@@ -331,6 +333,27 @@ export const tenantPlanExample = {
 };
 
 export const clusterFlagsExample = { produceBlocked: false, sweeperPaused: false };
+
+export const maintenanceStateExample = { maintenanceMode: true, popMaintenanceMode: false, bufferedMessages: 0, bufferHealthy: true };
+export const setMaintenanceInputExample = { enabled: true };
+export const setMaintenanceOutputExample = {
+  ...maintenanceStateExample,
+  message: 'Maintenance mode on: the cluster refuses pushes and schedules (503 produce_blocked) until it is turned off.',
+};
+
+// --- consumer groups -------------------------------------------------------------------------
+
+export const deleteGroupOutputExample = { success: true, consumerGroup: 'mailer', deletedPartitions: 3, metadataDeleted: true };
+export const deleteGroupForQueueOutputExample = { ...deleteGroupOutputExample, queueName: QUEUE };
+export const seekInputExample = { timestamp: '2026-12-01T00:00:00.000Z' };
+export const seekOutputExample = {
+  success: true,
+  consumerGroup: 'mailer',
+  queueName: QUEUE,
+  seekToEnd: false,
+  targetTimestamp: '2026-12-01T00:00:00.000Z',
+  partitionsUpdated: 3,
+};
 
 // --- errors ----------------------------------------------------------------------------------
 

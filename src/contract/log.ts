@@ -5,6 +5,7 @@
 // also a transaction operation, a push item a transaction push, a frame what pop answers).
 import { z } from 'zod';
 import { consumerGroupName, instant, partitionName, queenObject, queryBool, queryInt, queueName, route, txnSchema } from './common.ts';
+import { consumerGroupRoutes } from './consumerGroups.ts';
 import { deadLetterPageSchema, replayResultSchema } from './deadLetters.ts';
 import * as ex from './examples.ts';
 import { configureInput, configureResultSchema, LEASE_TIME_MAX_SECONDS } from './queues.ts';
@@ -259,6 +260,7 @@ const ACK_DESCRIPTION =
   'A completed ack of a frame already committed answers noop; a failure of one is 409 already_committed.';
 
 export const logRoutes = {
+  ...consumerGroupRoutes,
   configure: route({
     method: 'POST',
     path: '/api/v1/configure',

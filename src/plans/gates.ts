@@ -25,11 +25,11 @@ export function planVerdict(plan: EffectivePlan, ops: PreparedOp[]): ApiError | 
     }
   }
   for (const op of ops) {
-    if (op.kind === 'schedule' && op.decodedBytes > plan.maxPayloadBytes) {
+    if (op.kind === 'schedule' && op.decodedBytes > plan.maxTimerPayloadBytes) {
       return new ApiError(
         'payload_too_large_for_plan',
-        `operations.${op.index}.payload: ${op.decodedBytes} bytes exceeds the plan's ceiling of ${plan.maxPayloadBytes} bytes`,
-        { field: `operations.${op.index}.payload`, maxPayloadBytes: plan.maxPayloadBytes },
+        `operations.${op.index}.payload: ${op.decodedBytes} bytes exceeds a timer's ceiling of ${plan.maxTimerPayloadBytes} bytes (min(1 MiB, the plan's max payload))`,
+        { field: `operations.${op.index}.payload`, maxPayloadBytes: plan.maxTimerPayloadBytes },
       );
     }
   }

@@ -2,12 +2,9 @@
 // valid credential names it; plan fields left null follow the cell default (config), so changing
 // a default reaches every tenant that never overrode it.
 import type { Config } from '../config.ts';
-import type { EffectivePlan, PlanOverrides } from '../contract/admin.ts';
+import { PAYLOAD_CEILING_BYTES, TIMER_PAYLOAD_CEILING_BYTES, type EffectivePlan, type PlanOverrides } from '../contract/admin.ts';
 import type { Database } from '../db/index.ts';
 import { inTransaction } from '../db/transaction.ts';
-
-/** The hard ceiling of any payload in the cell, whatever a plan says: 1 MiB. */
-export const PAYLOAD_CEILING_BYTES = 1024 * 1024;
 
 /** ensureTenant — $1 tenant. Locks: the new row only. Rows: 0 or 1. */
 const ENSURE_TENANT_SQL = 'INSERT INTO tenants (tenant) VALUES ($1) ON CONFLICT (tenant) DO NOTHING';
@@ -98,7 +95,7 @@ export class TenantDirectory {
     return override ?? this.config.QUEEN_DEFAULT_STORAGE_LIMIT_BYTES;
   }
 
-  /** The payload ceiling of a plan whose override is `override` (null: the cell default). */
+  /** A plan's max payload (a pushed message's ceiling) when its override is `override` (null: the cell default). */
   payloadCeiling(override: number | null): number {
     return Math.min(PAYLOAD_CEILING_BYTES, override ?? this.config.QUEEN_DEFAULT_MAX_PAYLOAD_BYTES);
   }
@@ -118,6 +115,7 @@ export class TenantDirectory {
     return {
       tenant,
       maxPayloadBytes: this.payloadCeiling(overrides.maxPayloadBytes),
+      maxTimerPayloadBytes: Math.min(TIMER_PAYLOAD_CEILING_BYTES, this.payloadCeiling(overrides.maxPayloadBytes)),
       horizonSeconds: Math.min(c.QUEEN_DEFAULT_HORIZON_SECONDS, overrides.horizonSeconds ?? c.QUEEN_DEFAULT_HORIZON_SECONDS),
       maxPendingTimers: overrides.maxPendingTimers ?? c.QUEEN_DEFAULT_MAX_PENDING_TIMERS,
       scheduleRatePerSecond: overrides.scheduleRatePerSecond ?? c.QUEEN_DEFAULT_SCHEDULE_RATE_PER_SECOND,

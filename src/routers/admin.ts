@@ -30,4 +30,32 @@ export const adminRouter = router({
     .input(r.putCluster.input)
     .output(r.putCluster.output)
     .mutation(({ ctx, input }) => ctx.cluster.set(input)),
+
+  getMaintenance: adminProcedure
+    .meta(openapiMeta(r.getMaintenance))
+    .input(r.getMaintenance.input)
+    .output(r.getMaintenance.output)
+    .query(async ({ ctx }) => maintenanceState((await ctx.cluster.get(true)).produceBlocked)),
+
+  setMaintenance: adminProcedure
+    .meta(openapiMeta(r.setMaintenance))
+    .input(r.setMaintenance.input)
+    .output(r.setMaintenance.output)
+    .mutation(async ({ ctx, input }) => {
+      const { produceBlocked } = await ctx.cluster.set({ produceBlocked: input.enabled });
+      return {
+        ...maintenanceState(produceBlocked),
+        message: produceBlocked
+          ? 'Maintenance mode on: the cluster refuses pushes and schedules (503 produce_blocked) until it is turned off.'
+          : 'Maintenance mode off: the cluster accepts pushes and schedules again.',
+      };
+    }),
+});
+
+/** Queen's maintenance answer for the produce block's state: nothing is ever buffered. */
+const maintenanceState = (produceBlocked: boolean) => ({
+  maintenanceMode: produceBlocked,
+  popMaintenanceMode: false,
+  bufferedMessages: 0,
+  bufferHealthy: true,
 });

@@ -12,11 +12,14 @@ import {
   QUEUE_MODE,
   logRoutes as r,
   type AckResult,
+  type PushResult,
 } from '../contract/log.ts';
 import type { AuthedContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { ack, type AckOutcome } from '../services/log/ack.ts';
 import { listDeadLetters, replayDeadLetter } from '../services/log/deadLetters.ts';
+import { deleteGroup, seekGroup, type SeekTarget } from '../services/log/consumerGroups.ts';
+import { delayedQueues, pushDelayed } from '../services/log/delayedPush.ts';
 import { deleteQueue } from '../services/log/deleteQueue.ts';
 import { renewLease } from '../services/log/lease.ts';
 import { commitTransaction } from '../services/log/pushAndAck.ts';
@@ -167,7 +170,36 @@ export const logRouter = router({
     .meta(openapiMeta(r.push))
     .input(r.push.input)
     .output(r.push.output)
-    .mutation(({ ctx, input }) => push(ctx, ctx.principal, withRawPayloads(input.items, 'items', ctx.rawPayloads))),
+    .mutation(async ({ ctx, input }) => {
+      const items = withRawPayloads(input.items, 'items', ctx.rawPayloads);
+      if (items.length === 0) return push(ctx, ctx.principal, items);
+      // Items of queues with delayedProcessing become timers (src/services/log/delayedPush.ts).
+      const delays = await delayedQueues(
+        ctx.db.pool,
+        ctx.principal.tenant,
+        items.map((i) => i.queue),
+      );
+      if (delays.size === 0) return push(ctx, ctx.principal, items);
+      const delayed = items.flatMap((item, at) => (delays.has(item.queue) ? [at] : []));
+      const immediate = items.flatMap((item, at) => (delays.has(item.queue) ? [] : [at]));
+      const results = new Array<PushResult>(items.length);
+      const scheduled = await pushDelayed(
+        ctx,
+        ctx.principal,
+        delayed.map((at) => items[at]),
+        (q) => delays.get(q)!,
+      );
+      scheduled.forEach((r, k) => (results[delayed[k]] = { ...r, index: delayed[k] }));
+      if (immediate.length > 0) {
+        const pushed = await push(
+          ctx,
+          ctx.principal,
+          immediate.map((at) => items[at]),
+        );
+        pushed.forEach((r, k) => (results[immediate[k]] = { ...r, index: immediate[k] }));
+      }
+      return results;
+    }),
 
   popQueue: consumeProcedure
     .meta(openapiMeta(r.popQueue))
@@ -232,6 +264,55 @@ export const logRouter = router({
     .input(r.deleteQueue.input)
     .output(r.deleteQueue.output)
     .mutation(({ ctx, input }) => deleteQueue(ctx, ctx.principal, input.queue)),
+
+  deleteConsumerGroup: consumeProcedure
+    .meta(openapiMeta(r.deleteConsumerGroup))
+    .input(r.deleteConsumerGroup.input)
+    .output(r.deleteConsumerGroup.output)
+    .mutation(async ({ ctx, input }) => ({
+      success: true as const,
+      consumerGroup: input.consumerGroup,
+      deletedPartitions: await deleteGroup(ctx, ctx.principal, input.consumerGroup, undefined),
+      metadataDeleted: input.deleteMetadata ?? true,
+    })),
+
+  deleteConsumerGroupForQueue: consumeProcedure
+    .meta(openapiMeta(r.deleteConsumerGroupForQueue))
+    .input(r.deleteConsumerGroupForQueue.input)
+    .output(r.deleteConsumerGroupForQueue.output)
+    .mutation(async ({ ctx, input }) => ({
+      success: true as const,
+      consumerGroup: input.consumerGroup,
+      queueName: input.queue,
+      deletedPartitions: await deleteGroup(ctx, ctx.principal, input.consumerGroup, input.queue),
+      metadataDeleted: input.deleteMetadata ?? true,
+    })),
+
+  seekConsumerGroup: consumeProcedure
+    .meta(openapiMeta(r.seekConsumerGroup))
+    .input(r.seekConsumerGroup.input)
+    .output(r.seekConsumerGroup.output)
+    .mutation(async ({ ctx, input }) => {
+      const chosen = [input.toEnd === true, input.timestamp !== undefined, input.toBeginning === true].filter(Boolean).length;
+      if (chosen !== 1) {
+        throw new ApiError('validation_failed', 'timestamp: give exactly one of toEnd: true, a timestamp (ISO 8601) or toBeginning: true', {
+          field: 'timestamp',
+        });
+      }
+      const target: SeekTarget = input.toEnd
+        ? { to: 'end' }
+        : input.timestamp !== undefined
+          ? { to: 'instant', instant: input.timestamp }
+          : { to: 'beginning' };
+      return {
+        success: true as const,
+        consumerGroup: input.consumerGroup,
+        queueName: input.queue,
+        seekToEnd: target.to === 'end',
+        targetTimestamp: input.timestamp ?? null,
+        partitionsUpdated: await seekGroup(ctx, ctx.principal, input.consumerGroup, input.queue, target),
+      };
+    }),
 
   renewLease: consumeProcedure
     .meta(openapiMeta(r.renewLease))

@@ -22,8 +22,9 @@ export class ClusterFlagsCache {
   private cached: { flags: ClusterFlags; at: number } | undefined;
   constructor(private readonly db: Database) {}
 
-  async get(): Promise<ClusterFlags> {
-    if (this.cached && Date.now() - this.cached.at < CLUSTER_FLAGS_TTL_MS) return this.cached.flags;
+  /** The flags, from the cache unless it is older than CLUSTER_FLAGS_TTL_MS (or `fresh`: read now). */
+  async get(fresh = false): Promise<ClusterFlags> {
+    if (!fresh && this.cached && Date.now() - this.cached.at < CLUSTER_FLAGS_TTL_MS) return this.cached.flags;
     const r = await this.db.pool.query<{ produce_blocked: boolean; sweeper_paused: boolean }>(READ_FLAGS_SQL);
     const row = r.rows[0];
     const flags = { produceBlocked: row?.produce_blocked ?? false, sweeperPaused: row?.sweeper_paused ?? false };

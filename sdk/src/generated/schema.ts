@@ -286,6 +286,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/consumer-groups/{consumerGroup}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a consumer group on every queue of the tenant: its cursors, leases and verdicts (Queen's deleteConsumerGroup)
+         * @description The group's next pop registers it again, as a new group: from the beginning, or as its subscriptionMode / subscriptionFrom say. Frames in flight under its leases can no longer be acked (409 lease_mismatch). Its dead letters stay. Answers 200 with deletedPartitions 0 when the group was not registered. Consume grant.
+         */
+        delete: operations["log-deleteConsumerGroup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consumer-groups/{consumerGroup}/queues/{queue}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a consumer group on one queue (Queen's deleteConsumerGroupForQueue)
+         * @description As the delete on every queue, for this queue only. Consume grant.
+         */
+        delete: operations["log-deleteConsumerGroupForQueue"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consumer-groups/{consumerGroup}/queues/{queue}/seek": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a consumer group's cursors on a queue: to the end, to an instant, or to the beginning (Queen's seekConsumerGroup)
+         * @description One of `toEnd: true` (skip everything pending), `timestamp` (the next frame read on each partition is the first one created after that instant, PostgreSQL clock; an instant before every frame is the beginning) or `toBeginning: true` (this broker's addition). Every partition of the queue where the group is registered moves; its lease is released (frames in flight are redelivered from the new cursor) and the failure counts of the frames after the new cursor are forgotten. A group not registered on the queue answers partitionsUpdated 0. Consume grant.
+         */
+        post: operations["log-seekConsumerGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lease/{leaseId}/extend": {
         parameters: {
             query?: never;
@@ -376,6 +436,30 @@ export interface paths {
         /** Block produce cluster-wide, or pause the sweeper (resuming fires everything that matured meanwhile) */
         put: operations["admin-putCluster"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/system/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Queen's maintenance mode: the cluster's produce block
+         * @description Queen's maintenance mode maps onto the cluster's produce block (PUT /api/v1/admin/cluster, produceBlocked). Nothing is buffered: bufferedMessages is always 0.
+         */
+        get: operations["admin-getMaintenance"];
+        put?: never;
+        /**
+         * Turn Queen's maintenance mode on or off: block or unblock produce cluster-wide
+         * @description While on, every push, schedule and schedule PUT answers 503 produce_blocked with Retry-After (Queen buffers them instead; here the producer retries). Consumers keep popping and the sweeper keeps firing timers already scheduled.
+         */
+        post: operations["admin-setMaintenance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1271,6 +1355,63 @@ export interface components {
         };
         /**
          * @example {
+         *       "success": true,
+         *       "consumerGroup": "mailer",
+         *       "deletedPartitions": 3,
+         *       "metadataDeleted": true
+         *     }
+         */
+        DeleteConsumerGroupResult: {
+            /** @constant */
+            success: true;
+            consumerGroup: string;
+            /** @description cursors removed: one per partition of each queue the group was registered on */
+            deletedPartitions: number;
+            /** @description the deleteMetadata asked for (the registration goes either way) */
+            metadataDeleted: boolean;
+        };
+        /**
+         * @example {
+         *       "success": true,
+         *       "consumerGroup": "mailer",
+         *       "deletedPartitions": 3,
+         *       "metadataDeleted": true,
+         *       "queueName": "reminders"
+         *     }
+         */
+        DeleteConsumerGroupForQueueResult: {
+            /** @constant */
+            success: true;
+            consumerGroup: string;
+            /** @description cursors removed: one per partition of each queue the group was registered on */
+            deletedPartitions: number;
+            /** @description the deleteMetadata asked for (the registration goes either way) */
+            metadataDeleted: boolean;
+            queueName: string;
+        };
+        /**
+         * @example {
+         *       "success": true,
+         *       "consumerGroup": "mailer",
+         *       "queueName": "reminders",
+         *       "seekToEnd": false,
+         *       "targetTimestamp": "2026-12-01T00:00:00.000Z",
+         *       "partitionsUpdated": 3
+         *     }
+         */
+        SeekConsumerGroupResult: {
+            /** @constant */
+            success: true;
+            consumerGroup: string;
+            queueName: string;
+            seekToEnd: boolean;
+            /** @description the instant sought, as given; null for toEnd and toBeginning */
+            targetTimestamp: string | null;
+            /** @description the group's cursors that moved: one per partition of the queue */
+            partitionsUpdated: number;
+        };
+        /**
+         * @example {
          *       "leaseId": "8d2f64c1-93a7-4b5e-a0c2-7e1f3b9d4a68",
          *       "success": true,
          *       "newExpiresAt": "2026-11-30T08:00:41.400000Z",
@@ -1369,7 +1510,8 @@ export interface components {
         /**
          * @example {
          *       "tenant": "acme",
-         *       "maxPayloadBytes": 1048576,
+         *       "maxPayloadBytes": 4194304,
+         *       "maxTimerPayloadBytes": 1048576,
          *       "horizonSeconds": 2592000,
          *       "maxPendingTimers": 1000000,
          *       "scheduleRatePerSecond": 100000,
@@ -1391,8 +1533,10 @@ export interface components {
          */
         TenantPlan: {
             tenant: string;
-            /** @description min(1 MiB, plan): the payload ceiling in bytes of the decoded payload */
+            /** @description the plan's max payload in bytes (at most the cell's 8 MiB): the ceiling of a pushed message */
             maxPayloadBytes: number;
+            /** @description min(1 MiB, maxPayloadBytes): the ceiling of a timer's or a schedule's decoded payload */
+            maxTimerPayloadBytes: number;
             /** @description how far ahead a timer may be scheduled; never wider than the cell's */
             horizonSeconds: number;
             maxPendingTimers: number;
@@ -1425,6 +1569,44 @@ export interface components {
         ClusterFlags: {
             produceBlocked: boolean;
             sweeperPaused: boolean;
+        };
+        /**
+         * @example {
+         *       "maintenanceMode": true,
+         *       "popMaintenanceMode": false,
+         *       "bufferedMessages": 0,
+         *       "bufferHealthy": true
+         *     }
+         */
+        MaintenanceState: {
+            /** @description the cluster's produce block: pushes and schedules answer 503 produce_blocked while true */
+            maintenanceMode: boolean;
+            /** @description always false: consumers are never paused (Queen's pop maintenance is not built) */
+            popMaintenanceMode: boolean;
+            /** @description always 0: a push in maintenance is refused, not buffered */
+            bufferedMessages: number;
+            /** @description always true: there is no buffer */
+            bufferHealthy: boolean;
+        };
+        /**
+         * @example {
+         *       "maintenanceMode": true,
+         *       "popMaintenanceMode": false,
+         *       "bufferedMessages": 0,
+         *       "bufferHealthy": true,
+         *       "message": "Maintenance mode on: the cluster refuses pushes and schedules (503 produce_blocked) until it is turned off."
+         *     }
+         */
+        MaintenanceChange: {
+            /** @description the cluster's produce block: pushes and schedules answer 503 produce_blocked while true */
+            maintenanceMode: boolean;
+            /** @description always false: consumers are never paused (Queen's pop maintenance is not built) */
+            popMaintenanceMode: boolean;
+            /** @description always 0: a push in maintenance is refused, not buffered */
+            bufferedMessages: number;
+            /** @description always true: there is no buffer */
+            bufferHealthy: boolean;
+            message: string;
         };
         /**
          * @example {
@@ -3525,6 +3707,354 @@ export interface operations {
             };
         };
     };
+    "log-deleteConsumerGroup": {
+        parameters: {
+            query?: {
+                /** @description Queen's flag, echoed: a group here has no metadata apart from its registration, which goes either way (`true`/`false`, also `1`/`0`; default true) */
+                deleteMetadata?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description consumer group; '__QUEUE_MODE__' = competing consumers; at most 256 bytes (UTF-8) */
+                consumerGroup: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConsumerGroupResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-deleteConsumerGroupForQueue": {
+        parameters: {
+            query?: {
+                /** @description Queen's flag, echoed: a group here has no metadata apart from its registration, which goes either way (`true`/`false`, also `1`/`0`; default true) */
+                deleteMetadata?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description consumer group; '__QUEUE_MODE__' = competing consumers; at most 256 bytes (UTF-8) */
+                consumerGroup: string;
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteConsumerGroupForQueueResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "log-seekConsumerGroup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description consumer group; '__QUEUE_MODE__' = competing consumers; at most 256 bytes (UTF-8) */
+                consumerGroup: string;
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: after the newest frame of each partition */
+                    toEnd?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601: the group next reads the first frame created after this instant, on each partition
+                     */
+                    timestamp?: string;
+                    /** @description true: before the oldest frame of each partition */
+                    toBeginning?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekConsumerGroupResult"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "log-renewLease": {
         parameters: {
             query?: never;
@@ -4369,6 +4899,236 @@ export interface operations {
                      *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
                      *       "code": "not_found",
                      *       "field": "transactionId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-getMaintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceState"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
+                     *       "code": "not_found",
+                     *       "field": "transactionId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-setMaintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true blocks produce cluster-wide, false lifts the block */
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceChange"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

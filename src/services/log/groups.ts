@@ -17,7 +17,7 @@ ON CONFLICT DO NOTHING
 RETURNING 1`;
 
 /** groupExists — $1 tenant, $2 queue, $3 group. Locks: none. Rows: 0 or 1. */
-const GROUP_EXISTS_SQL = 'SELECT 1 FROM consumer_groups WHERE tenant = $1 AND queue = $2 AND consumer_group = $3';
+export const GROUP_EXISTS_SQL = 'SELECT 1 FROM consumer_groups WHERE tenant = $1 AND queue = $2 AND consumer_group = $3';
 
 /**
  * Where a group new to a queue starts on the partitions that exist when it registers (Queen's
@@ -64,6 +64,11 @@ export class KnownGroups {
   add(tenant: string, queue: string, group: string): void {
     if (this.known.size >= KnownGroups.MAX) this.known.clear();
     this.known.add(`${tenant}\u0000${queue}\u0000${group}`);
+  }
+
+  /** The group was deleted (./consumerGroups.ts): its next pop registers it again. */
+  forget(tenant: string, queue: string, group: string): void {
+    this.known.delete(`${tenant}\u0000${queue}\u0000${group}`);
   }
 }
 

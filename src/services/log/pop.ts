@@ -17,7 +17,7 @@ import { commitWith, inTransaction, type Queryable } from '../../db/transaction.
 import { openStored } from '../../payload.ts';
 import { DEFAULT_LEASE_SECONDS } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';
-import { registerGroup, type GroupStart } from './groups.ts';
+import { GROUP_EXISTS_SQL, registerGroup, type GroupStart } from './groups.ts';
 
 /** Payload bytes one pop hands out at most (the first frame always goes): 16 MiB. */
 export const POP_BATCH_BYTES = 16 * 1024 * 1024;
@@ -214,7 +214,8 @@ async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<
   const group = req.consumerGroup;
   const width = req.partition === undefined ? Math.max(1, req.partitions ?? 1) : 1;
   for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
-    let known = deps.knownGroups.has(tenant, req.queue, group);
+    const cached = deps.knownGroups.has(tenant, req.queue, group);
+    let known = cached;
     const taken = await inTransaction(
       deps.db.pool,
       async (tx) => {
@@ -230,7 +231,15 @@ async function popOnce(deps: LogDeps, tenant: string, req: PopRequest): Promise<
       { setup: setLocal(INDEX_PLANS) },
     );
     if (known) deps.knownGroups.add(tenant, req.queue, group);
-    if (!taken) return NOTHING;
+    if (!taken) {
+      // Nothing to pop for a group this broker had cached as registered: it may have been deleted
+      // (on any broker) since. Then forget it and look again: the next attempt registers it anew.
+      if (cached && !(await stillRegistered(deps, tenant, req.queue, group))) {
+        deps.knownGroups.forget(tenant, req.queue, group);
+        continue;
+      }
+      return NOTHING;
+    }
     if (taken.frames.length > 0) return taken;
   }
   return NOTHING;
@@ -254,6 +263,11 @@ async function takeSeveral(deps: LogDeps, tx: Queryable, tenant: string, req: Po
     taken.more ||= batch.more;
   }
   return seen.length === 0 ? undefined : taken;
+}
+
+/** Whether the group is still registered on the queue (a PK lookup; only after an empty look). */
+async function stillRegistered(deps: LogDeps, tenant: string, queue: string, group: string): Promise<boolean> {
+  return (await deps.db.pool.query(GROUP_EXISTS_SQL, [tenant, queue, group])).rows.length > 0;
 }
 
 async function pick(tx: Queryable, tenant: string, req: PopRequest, taken: string[]): Promise<Picked | undefined> {

@@ -119,7 +119,7 @@ export async function putSchedule(deps: TimerDeps, caller: Caller, input: PutSch
       (await quotaRefusal(q, deps.pendingCounts, tenant, plan, [op])) ??
       (await weighStorage(q, tenant, plan.storageLimitBytes, op.storedBytes, 'this schedule')) ??
       horizonRefusal(plan.horizonSeconds, nowMs, first) ??
-      payloadRefusal(plan.maxPayloadBytes, op.decodedBytes) ??
+      payloadRefusal(plan.maxTimerPayloadBytes, op.decodedBytes) ??
       sealError;
     if (refusal) throw (await rateRefusalBefore(q, tenant, plan, 1)) ?? refusal;
     await ensurePartitions(q, tenant, [{ queue: input.queue, partition }]);
