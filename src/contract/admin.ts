@@ -1,7 +1,8 @@
 // The operator routes' wire (admin grant): tenants' plans and the cluster flags.
 import { z } from 'zod';
 import { route, tenantName } from './common.ts';
-import { clusterFlagsExample, putTenantInputExample, tenantPlanExample } from './examples.ts';
+import { clusterFlagsExample, putTenantInputExample, tenantListExample, tenantPlanExample } from './examples.ts';
+import { keysetPage } from './timers.ts';
 
 const planFields = {
   maxPayloadBytes: z
@@ -49,9 +50,28 @@ export const clusterFlagsSchema = z
   .meta({ id: 'ClusterFlags', examples: [clusterFlagsExample] });
 export type ClusterFlags = z.infer<typeof clusterFlagsSchema>;
 
+export const tenantListSchema = z
+  .object({
+    rows: z.array(planSchema),
+    truncated: z.boolean().describe('true when more rows follow; pass nextAfter as after'),
+    nextAfter: z.string().nullable().describe('the last tenant of this page'),
+  })
+  .meta({ id: 'TenantList', examples: [tenantListExample] });
+export type TenantList = z.infer<typeof tenantListSchema>;
+
 const tenantPath = z.object({ tenant: tenantName });
 
 export const adminRoutes = {
+  listTenants: route({
+    method: 'GET',
+    path: '/api/v1/admin/tenants',
+    tags: ['admin'],
+    summary: 'List the tenants by name with their effective plans (keyset paging)',
+    description: '`limit` defaults to 100 and is clamped to [1, 1000], never rejected.',
+    input: z.strictObject(keysetPage),
+    output: tenantListSchema,
+  }),
+
   getTenant: route({
     method: 'GET',
     path: '/api/v1/admin/tenants/{tenant}',

@@ -13,3 +13,5 @@ CREATE TABLE fire_lag_minutes (
   PRIMARY KEY (tenant, queue, minute)
 );
 CREATE INDEX fire_lag_minutes_minute ON fire_lag_minutes (minute);
+-- The chart of all the tenant's queues reads a range of minutes of one tenant.
+CREATE INDEX fire_lag_minutes_tenant_minute ON fire_lag_minutes (tenant, minute);
