@@ -64,7 +64,9 @@ export const whoamiSchema = z
     sub: z.string(),
     // The grants of src/grants.ts, spelled here: the contract imports nothing outside itself.
     grants: z.array(z.enum(['produce', 'consume', 'read', 'admin'])),
-    operator: z.boolean().describe("the admin grant counts: this credential is of the operator tenant and carries it (the operator routes answer)"),
+    operator: z
+      .boolean()
+      .describe('the admin grant counts: this credential is of the operator tenant and carries it (the operator routes answer)'),
   })
   .meta({ id: 'Whoami', examples: [ex.whoamiExample] });
 export type Whoami = z.infer<typeof whoamiSchema>;
@@ -232,7 +234,7 @@ export const dashboardRoutes = {
     method: 'GET',
     path: '/api/v1/overview',
     tags: ['dashboard'],
-    summary: "Per queue: pending, due soon, overdue, claimed, fired, DLQ depth, log depth and consumer lag; warnings in words",
+    summary: 'Per queue: pending, due soon, overdue, claimed, fired, DLQ depth, log depth and consumer lag; warnings in words',
     description:
       'Pages over the queues by name (or one `queue`). Counts are exact up to a cap, then an estimate or a lower ' +
       'bound, and each says which (`basis`): the answer costs the same for a queue of ten timers or ten million.',

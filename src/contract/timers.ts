@@ -283,7 +283,11 @@ export const timerRoutes = {
       })
       .superRefine((v, ctx) => {
         if (v.prefix !== undefined && v.order === 'deliverAt')
-          ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'works with order=key only: drop order=deliverAt to search by key prefix' });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['prefix'],
+            message: 'works with order=key only: drop order=deliverAt to search by key prefix',
+          });
       }),
     output: listResultSchema,
   }),

@@ -9,11 +9,11 @@ import { SAMPLE_PAGES, samplePercent } from '../../maintenance/queueGauges.ts';
 export const COUNT_CAP = 10_000;
 
 /** A count that read at most `cap` rows: exact below it, "at least" at it. */
-export const capped = (n: number, cap = COUNT_CAP): Count =>
-  n < cap ? { value: n, basis: 'exact' } : { value: cap, basis: 'at_least' };
+export const capped = (n: number, cap = COUNT_CAP): Count => (n < cap ? { value: n, basis: 'exact' } : { value: cap, basis: 'at_least' });
 
 /** SQL: how many rows `from … where` holds, reading at most $cap of them. */
-export const cappedCount = (fromWhere: string, capParam: string) => `(SELECT count(*) FROM (SELECT 1 FROM ${fromWhere} LIMIT ${capParam}) c)::int`;
+export const cappedCount = (fromWhere: string, capParam: string) =>
+  `(SELECT count(*) FROM (SELECT 1 FROM ${fromWhere} LIMIT ${capParam}) c)::int`;
 
 export type SampledTable = 'timers' | 'dead_letters' | 'messages';
 

@@ -43,7 +43,11 @@ export function quantileMs(buckets: number[], q: number): number | null {
 }
 
 export async function fireLag(deps: Deps, caller: { tenant: string }, queue: string | undefined, minutes: number): Promise<FireLag> {
-  const r = await deps.db.pool.query<{ minute: string; buckets: number[]; at: string }>(FIRE_LAG_SQL, [caller.tenant, queue ?? null, minutes]);
+  const r = await deps.db.pool.query<{ minute: string; buckets: number[]; at: string }>(FIRE_LAG_SQL, [
+    caller.tenant,
+    queue ?? null,
+    minutes,
+  ]);
   return {
     at: r.rows[0]!.at,
     queue: queue ?? null,

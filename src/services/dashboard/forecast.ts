@@ -67,7 +67,11 @@ const PAGES_SQL = `SELECT (pg_relation_size('timers') / current_setting('block_s
 async function series(db: Database, tenant: string, queue: string, unit: Unit) {
   const buckets = (await db.pool.query<{ start: string; ms: number; at: string }>(BUCKETS_SQL(unit))).rows;
   const counted = (
-    await db.pool.query<{ bucket: number; n: number; total: number; last_bucket: number | null }>(COUNTED_SQL(unit), [tenant, queue, FORECAST_CAP])
+    await db.pool.query<{ bucket: number; n: number; total: number; last_bucket: number | null }>(COUNTED_SQL(unit), [
+      tenant,
+      queue,
+      FORECAST_CAP,
+    ])
   ).rows;
   const exact = new Map(counted.map((r) => [r.bucket, r.n]));
   const total = counted[0]?.total ?? 0;

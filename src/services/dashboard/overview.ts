@@ -78,7 +78,8 @@ interface Row {
 const AT_SQL = `SELECT ${isoSql('now()')} AS at`;
 
 const fmt = (n: number) => n.toLocaleString('en-US');
-const shown = (c: Count) => (c.basis === 'exact' ? fmt(c.value) : c.basis === 'at_least' ? `at least ${fmt(c.value)}` : `about ${fmt(c.value)}`);
+const shown = (c: Count) =>
+  c.basis === 'exact' ? fmt(c.value) : c.basis === 'at_least' ? `at least ${fmt(c.value)}` : `about ${fmt(c.value)}`;
 
 /** Counts that reached the cap, replaced by the table's estimate where it says more. */
 async function estimated(db: Database, table: SampledTable, tenant: string, rows: Row[], pick: (r: Row) => number) {
@@ -112,16 +113,29 @@ export async function overview(
       claimed: capped(x.claimed),
       fired: { lastMinute: Number(x.fired_minute), lastHour: Number(x.fired_hour) },
       deadLetters: deadEst.get(x.queue) ?? capped(x.dead_letters),
-      log: { frames: framesEst.get(x.queue) ?? capped(x.frames), partitions: capped(x.partitions), groups: groups.rows, groupsTruncated: groups.more },
+      log: {
+        frames: framesEst.get(x.queue) ?? capped(x.frames),
+        partitions: capped(x.partitions),
+        groups: groups.rows,
+        groupsTruncated: groups.more,
+      },
     };
     rows.push(row);
     warnings.push(...queueWarnings(row));
   }
   const flags = await deps.cluster.get();
   if (flags.sweeperPaused)
-    warnings.unshift({ queue: null, code: 'sweeper_paused', message: 'the sweeper is paused cluster-wide: no timer fires until an operator resumes it' });
+    warnings.unshift({
+      queue: null,
+      code: 'sweeper_paused',
+      message: 'the sweeper is paused cluster-wide: no timer fires until an operator resumes it',
+    });
   if (flags.produceBlocked)
-    warnings.unshift({ queue: null, code: 'produce_blocked', message: 'produce is blocked cluster-wide: schedules and pushes are refused (503)' });
+    warnings.unshift({
+      queue: null,
+      code: 'produce_blocked',
+      message: 'produce is blocked cluster-wide: schedules and pushes are refused (503)',
+    });
   const at = page[0]?.at ?? (await db.pool.query<{ at: string }>(AT_SQL)).rows[0]!.at;
   return { at, rows, truncated: r.rows.length > opts.limit, nextAfter: rows.length ? rows[rows.length - 1]!.queue : null, warnings };
 }

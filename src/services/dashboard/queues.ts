@@ -12,7 +12,12 @@ SELECT name, encryption_enabled, ${isoSql('created_at')} AS created_at FROM queu
  WHERE tenant = $1 AND ($2::text IS NULL OR name > $2::text COLLATE "C")
  ORDER BY name COLLATE "C" LIMIT $3`;
 
-export async function listQueues(deps: { db: Database }, caller: { tenant: string }, after: string | undefined, limit: number): Promise<QueueList> {
+export async function listQueues(
+  deps: { db: Database },
+  caller: { tenant: string },
+  after: string | undefined,
+  limit: number,
+): Promise<QueueList> {
   const r = await deps.db.pool.query<{ name: string; encryption_enabled: boolean; created_at: string }>(LIST_QUEUES_SQL, [
     caller.tenant,
     after ?? null,
