@@ -6,6 +6,7 @@ import { COUNT_CAP } from '../src/services/dashboard/counts.ts';
 import { FORECAST_CAP } from '../src/services/dashboard/forecast.ts';
 import { fireHistoryPruneDuty } from '../src/maintenance/fireHistory.ts';
 import { createSweeper } from '../src/sweeper/index.ts';
+import { shownOccurrences } from '../src/services/schedules/occurrences.ts';
 import { prefixEnd } from '../src/services/timers/read.ts';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { ack, pop, push } from './helpers/log.ts';
@@ -455,5 +456,45 @@ describe('isolation and grants', () => {
       deadLetters: exact(0),
       log: { frames: exact(0), groups: [] },
     });
+  });
+});
+
+describe('schedule occurrences with their DST shifts', () => {
+  const at = (iso: string) => Date.parse(iso);
+
+  it('flags a time the zone skips (fires at the shift) and the offset change after it', () => {
+    const shown = shownOccurrences({ cron: '30 2 * * *', timezone: 'Europe/Berlin' }, at('2027-03-26T12:00:00Z'), 3);
+    expect(shown).toEqual([
+      { at: '2027-03-27T01:30:00.000000Z', local: '2027-03-27T02:30:00+01:00', dstShift: null, offsetChanged: false },
+      { at: '2027-03-28T01:00:00.000000Z', local: '2027-03-28T03:00:00+02:00', dstShift: 'skipped', offsetChanged: true },
+      { at: '2027-03-29T00:30:00.000000Z', local: '2027-03-29T02:30:00+02:00', dstShift: null, offsetChanged: false },
+    ]);
+  });
+
+  it('flags a time the zone repeats (fires the first time)', () => {
+    const shown = shownOccurrences({ cron: '30 2 * * *', timezone: 'Europe/Berlin' }, at('2027-10-30T12:00:00Z'), 2);
+    expect(shown).toEqual([
+      { at: '2027-10-31T00:30:00.000000Z', local: '2027-10-31T02:30:00+02:00', dstShift: 'repeated', offsetChanged: false },
+      { at: '2027-11-01T01:30:00.000000Z', local: '2027-11-01T02:30:00+01:00', dstShift: null, offsetChanged: true },
+    ]);
+  });
+
+  it('GET shows ?occurrences= of them (1 to 100), each with dstShift and offsetChanged', async () => {
+    const put = await api(tb, 'PUT', '/api/v1/schedules/sch/daily', {
+      body: { cron: '0 9 * * *', timezone: 'Europe/Berlin', payload: Buffer.from('{}').toString('base64') },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.nextOccurrences[0]).toEqual({
+      at: expect.stringMatching(INSTANT),
+      local: expect.any(String),
+      dstShift: null,
+      offsetChanged: expect.any(Boolean),
+    });
+    const got = await api(tb, 'GET', '/api/v1/schedules/sch/daily?occurrences=12');
+    expect(got.body.nextOccurrences).toHaveLength(12);
+    expect(got.body.lastAt).toBeNull();
+    const bad = await api(tb, 'GET', '/api/v1/schedules/sch/daily?occurrences=101');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'validation_failed', field: 'occurrences' });
   });
 });

@@ -8,7 +8,7 @@
 // sample), and it says which. src/services/dashboard/ implements them.
 import { z } from 'zod';
 import { instant, partitionName, queryInt, queueName, route } from './common.ts';
-import * as ex from './examples.ts';
+import * as ex from './dashboardExamples.ts';
 import { keysetPage } from './timers.ts';
 
 export const OVERVIEW_LIMIT_DEFAULT = 20;

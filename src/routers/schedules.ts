@@ -26,7 +26,7 @@ export const schedulesRouter = router({
     .meta(openapiMeta(r.get))
     .input(r.get.input)
     .output(r.get.output)
-    .query(({ ctx, input }) => getSchedule(ctx, ctx.principal, input.queue, input.scheduleKey)),
+    .query(({ ctx, input }) => getSchedule(ctx, ctx.principal, input.queue, input.scheduleKey, input.occurrences)),
 
   list: readProcedure
     .meta(openapiMeta(r.list))

@@ -88,7 +88,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one schedule with its next occurrences; a miss is 200 {found:false} */
+        /**
+         * Read one schedule with its next occurrences; a miss is 200 {found:false}
+         * @description `occurrences` (1 to 100, default 5): how many upcoming occurrences to show, each with the DST shift that moved it.
+         */
         get: operations["schedules-get"];
         /**
          * Create or replace a recurring schedule: each occurrence of the cron expression becomes one timer in the queue
@@ -946,23 +949,33 @@ export interface components {
          *       "nextOccurrences": [
          *         {
          *           "at": "2026-11-30T08:00:00.000000Z",
-         *           "local": "2026-11-30T09:00:00+01:00"
+         *           "local": "2026-11-30T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-01T08:00:00.000000Z",
-         *           "local": "2026-12-01T09:00:00+01:00"
+         *           "local": "2026-12-01T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-02T08:00:00.000000Z",
-         *           "local": "2026-12-02T09:00:00+01:00"
+         *           "local": "2026-12-02T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-03T08:00:00.000000Z",
-         *           "local": "2026-12-03T09:00:00+01:00"
+         *           "local": "2026-12-03T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-04T08:00:00.000000Z",
-         *           "local": "2026-12-04T09:00:00+01:00"
+         *           "local": "2026-12-04T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         }
          *       ],
          *       "withdrawn": []
@@ -1004,6 +1017,10 @@ export interface components {
             at: string;
             /** @description the same instant on the schedule's wall clock, with its offset (2026-12-05T09:00:00+01:00) */
             local: string;
+            /** @description skipped: the wall-clock time does not exist that day (clocks spring forward), it fires at the shift; repeated: it happens twice (clocks fall back), it fires the first time */
+            dstShift: ("skipped" | "repeated") | null;
+            /** @description the zone's offset differs from the previous occurrence's (for the first: from now's): a DST change lies between */
+            offsetChanged: boolean;
         };
         ScheduleTimer: {
             /** @description the occurrence’s timer: `<scheduleKey>@<instant>` in the schedule’s queue */
@@ -1072,23 +1089,33 @@ export interface components {
          *       "nextOccurrences": [
          *         {
          *           "at": "2026-11-30T08:00:00.000000Z",
-         *           "local": "2026-11-30T09:00:00+01:00"
+         *           "local": "2026-11-30T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-01T08:00:00.000000Z",
-         *           "local": "2026-12-01T09:00:00+01:00"
+         *           "local": "2026-12-01T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-02T08:00:00.000000Z",
-         *           "local": "2026-12-02T09:00:00+01:00"
+         *           "local": "2026-12-02T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-03T08:00:00.000000Z",
-         *           "local": "2026-12-03T09:00:00+01:00"
+         *           "local": "2026-12-03T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-04T08:00:00.000000Z",
-         *           "local": "2026-12-04T09:00:00+01:00"
+         *           "local": "2026-12-04T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         }
          *       ]
          *     }
@@ -2652,7 +2679,10 @@ export interface operations {
     };
     "schedules-get": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description upcoming occurrences shown, 1 to 100 */
+                occurrences?: number;
+            };
             header?: never;
             path: {
                 /**
