@@ -230,13 +230,11 @@ export const scheduleRoutes = {
     path: '/api/v1/schedules/{queue}/{scheduleKey}',
     tags: ['schedules'],
     summary: 'Read one schedule with its next occurrences; a miss is 200 {found:false}',
-    description: `\`occurrences\` (1 to ${MAX_SHOWN_OCCURRENCES}, default ${SHOWN_OCCURRENCES}): how many upcoming occurrences to show, each with the DST shift that moved it.`,
+    description: `\`occurrences\` (default ${SHOWN_OCCURRENCES}, clamped to [1, ${MAX_SHOWN_OCCURRENCES}]): how many upcoming occurrences to show, each with the DST shift that moved it.`,
     errorResponses: [400, 401, 403, 503],
     input: z.strictObject({
       ...keyPath,
-      occurrences: queryInt(`upcoming occurrences shown, 1 to ${MAX_SHOWN_OCCURRENCES}`, SHOWN_OCCURRENCES)
-        .refine((n) => n >= 1 && n <= MAX_SHOWN_OCCURRENCES, `must be 1 to ${MAX_SHOWN_OCCURRENCES}`)
-        .optional(),
+      occurrences: queryInt(`upcoming occurrences shown, clamped to [1, ${MAX_SHOWN_OCCURRENCES}]`, SHOWN_OCCURRENCES).optional(),
     }),
     output: getScheduleResultSchema,
     catchAll: 'scheduleKey',

@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * Read one schedule with its next occurrences; a miss is 200 {found:false}
-         * @description `occurrences` (1 to 100, default 5): how many upcoming occurrences to show, each with the DST shift that moved it.
+         * @description `occurrences` (default 5, clamped to [1, 100]): how many upcoming occurrences to show, each with the DST shift that moved it.
          */
         get: operations["schedules-get"];
         /**
@@ -471,7 +471,7 @@ export interface paths {
         };
         /**
          * Fire lag p50/p99 and timers fired, per minute, over the last minutes (one queue or all the tenant’s)
-         * @description The history is kept a day. `minutes` defaults to 60, at most 1440.
+         * @description The history is kept a day. `minutes` defaults to 60 and is clamped to [1, 1440], never refused.
          */
         get: operations["dashboard-fireLag"];
         put?: never;
@@ -2480,7 +2480,9 @@ export interface operations {
                 after?: string;
                 /** @description page size, clamped to [1, 1000], never refused; empty or non-numeric → the default */
                 limit?: number;
+                /** @description key (default): by timerKey in byte order; deliverAt: soonest first, then by key */
                 order?: "key" | "deliverAt";
+                /** @description only keys that start with it, in key order (a search by key prefix) */
                 prefix?: string;
             };
             header?: never;
@@ -2680,7 +2682,7 @@ export interface operations {
     "schedules-get": {
         parameters: {
             query?: {
-                /** @description upcoming occurrences shown, 1 to 100 */
+                /** @description upcoming occurrences shown, clamped to [1, 100] */
                 occurrences?: number;
             };
             header?: never;
@@ -5505,7 +5507,7 @@ export interface operations {
                  * @example reminders
                  */
                 queue?: string;
-                /** @description minutes of history, 1 to 1440 */
+                /** @description minutes of history, clamped to [1, 1440] */
                 minutes?: number;
             };
             header?: never;
@@ -6064,6 +6066,7 @@ export interface operations {
             query?: {
                 /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
                 partition?: string;
+                /** @description exclusive cursor: the nextAfter (a seq) of the previous page */
                 after?: string;
                 /** @description page size, clamped to [1, 200], never refused; empty or non-numeric → the default */
                 limit?: number;

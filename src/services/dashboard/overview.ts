@@ -45,7 +45,7 @@ SELECT q.name AS queue,
   ${cappedCount(`${T} AND t.deliver_at <= now() - ${OVERDUE_WARNING_SECONDS} * interval '1 second'`, '$5')} AS overdue_5s,
   (SELECT extract(epoch FROM now() - min(t.deliver_at)) FROM ${T} AND t.deliver_at <= now())::float8 AS oldest_overdue,
   -- A claim takes the oldest due timers first, so the claimed ones are at the start of the due
-  -- range: the first $6 due rows are read (heap rows: claim_expires_at is not in the index), not
+  -- range: the first $6 due rows are read (heap rows: the claim's expiry is not in the index), not
   -- every due row until $5 claimed ones are found.
   (SELECT count(*) FILTER (WHERE ${claimedSql('d')}) FROM (SELECT t.claim_expires_at FROM ${T} AND t.deliver_at <= now()
      ORDER BY t.deliver_at LIMIT $6) d)::int AS claimed,
