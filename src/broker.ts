@@ -14,6 +14,7 @@ import { createMetrics, PACKAGE_VERSION } from './metrics.ts';
 import { Notifier } from './notify.ts';
 import { PayloadCipher } from './payload.ts';
 import { startDuty, type Duty, type DutySpec } from './maintenance/loop.ts';
+import { FireHistory, fireHistoryFlushDuty, fireHistoryPruneDuty } from './maintenance/fireHistory.ts';
 import { pendingGaugeDuty } from './maintenance/pendingGauge.ts';
 import { queueGaugesDuty } from './maintenance/queueGauges.ts';
 import { retentionDuty, type RetentionPass } from './maintenance/retention.ts';
@@ -40,6 +41,8 @@ export interface Broker {
   retention: Duty<RetentionPass> | undefined;
   /** The per-queue gauges of /metrics (src/maintenance/queueGauges.ts). */
   queueStats: Duty<void> | undefined;
+  /** Adds this broker's fire-lag counts to fire_lag_minutes (where a sweeper runs). */
+  fireHistory: Duty<number> | undefined;
   /** Listens, migrates, then opens the boot flag and starts the sweeper. */
   start(): Promise<string>;
   /** Closes the boot flag, stops the sweeper (releasing its claims), closes everything. */
@@ -128,6 +131,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     cluster: new ClusterFlagsCache(db),
     tenants: new TenantDirectory(db, config),
     pendingCounts: new PendingCounts(),
+    fireHistory: new FireHistory(),
     knownGroups: new KnownGroups(),
     cipher: config.QUEEN_ENCRYPTION_KEY ? new PayloadCipher(config.QUEEN_ENCRYPTION_KEY) : undefined,
   } as Services;
@@ -156,6 +160,7 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
     maintenance: undefined,
     retention: undefined,
     queueStats: undefined,
+    fireHistory: undefined,
     async start() {
       const address = opts.listen === false ? '' : await app.listen({ port: config.PORT, host: config.HOST });
       await reachDatabase(db, config.QUEEN_DB_STARTUP_TIMEOUT_MS, app.log);
@@ -183,12 +188,17 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
         );
       // The cell-wide pending gauge, sampled where a sweeper runs (as it always was).
       if (config.QUEEN_SWEEPER_ENABLED) onLoop(pendingGaugeDuty(db.pool, metrics));
+      // The fire-lag history: counts of this broker's fires added every few seconds; old minutes pruned.
+      if (config.QUEEN_SWEEPER_ENABLED) broker.fireHistory = onLoop(fireHistoryFlushDuty(db.pool, services.fireHistory));
+      onLoop(fireHistoryPruneDuty(db.pool));
       return address;
     },
     async close() {
       state.ready = false;
       services.notifier.drain();
       await broker.sweeper?.stop();
+      // The last fires' counts reach the table before the connections close.
+      await broker.fireHistory?.runOnce().catch(() => {});
       await Promise.all(broker.duties.map((d) => d.stop()));
       await app.close();
       services.waiters.stop();

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PACKAGE_ROOT } from './root.ts';
 
+/** queen_timers_fire_lag_seconds's bucket bounds; the fire-lag history (maintenance/fireHistory.ts) keeps the same. */
+export const FIRE_LAG_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
 export const PACKAGE_VERSION: string = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version;
 
 /** What queen_build_info says: the package version, Node's, and the database the broker runs on. */
@@ -66,7 +69,7 @@ export function createMetrics(build: BuildInfo) {
     fireLag: new Histogram({
       name: 'queen_timers_fire_lag_seconds',
       help: 'Commit time of the fire minus deliverAt, on PostgreSQL clock',
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      buckets: FIRE_LAG_BUCKETS_SECONDS,
       registers: [registry],
     }),
     fired: new Counter({ name: 'queen_timers_fired_total', help: 'Timers fired into the log', registers: [registry] }),

@@ -2,7 +2,7 @@
 // the cluster flags.
 import type { CallOptions, Http } from './http.ts';
 import { segmentPath } from './paths.ts';
-import type { ClusterFlags, TenantPlan } from './types.ts';
+import type { ClusterFlags, TenantList, TenantPlan } from './types.ts';
 
 /** Plan fields to change: a number sets it, null returns it to the cell default, omitted keeps it. */
 export interface PlanChange {
@@ -24,6 +24,18 @@ const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o)
 
 export class Admin {
   constructor(private readonly http: Http) {}
+
+  /** One page of the tenants by name with their plans in force (`after`: the previous page's nextAfter). */
+  async tenants(opts: CallOptions & { after?: string | undefined; limit?: number | undefined } = {}): Promise<TenantList> {
+    return (
+      await this.http.request<TenantList>({
+        method: 'GET',
+        path: '/api/v1/admin/tenants',
+        query: { after: opts.after, limit: opts.limit },
+        signal: opts.signal,
+      })
+    ).data;
+  }
 
   /** A tenant's plan in force: its overrides over the cell defaults. */
   async plan(tenant: string, opts: CallOptions = {}): Promise<TenantPlan> {

@@ -1,6 +1,7 @@
 // queen-timers SDK: typed calls generated from the broker's own schemas (see README.md).
 export { Admin, type ClusterChange, type PlanChange } from './admin.ts';
 export { createClient, type QueenTimersClient } from './client.ts';
+export { Dashboard, type FireLagOptions, type FrameOptions, type OverviewOptions, type PageOptions } from './dashboard.ts';
 export { DeadLetters, type DeadLetterQuery } from './deadLetters.ts';
 export { QueenTimersError, HINT_HEADER, type BrokerErrorCode, type ErrorCode } from './errors.ts';
 export { DEFAULT_RETRY, type CallOptions, type ClientOptions, type RetryOptions, type RetryPolicy } from './http.ts';

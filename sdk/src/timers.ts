@@ -39,6 +39,10 @@ export interface ListOptions extends CallOptions {
   after?: string | undefined;
   /** Page size; the broker clamps it to [1, 1000] (default 100). */
   limit?: number | undefined;
+  /** `key` (default): by timerKey in byte order; `deliverAt`: soonest first (its cursor is opaque). */
+  order?: 'key' | 'deliverAt' | undefined;
+  /** Only keys that start with it (key order only). */
+  prefix?: string | undefined;
 }
 
 export interface BatchOptions {
@@ -149,12 +153,12 @@ export class Timers {
     return res.data;
   }
 
-  /** One page of a queue's pending timers, by timerKey in byte order, without payloads. */
+  /** One page of a queue's pending timers, by timerKey in byte order (or by deliverAt), without payloads. */
   async list(queue: string, opts: ListOptions = {}): Promise<TimerList> {
     const res = await this.http.request<TimerList>({
       method: 'GET',
       path: `/api/v1/timers/${segmentPath(queue)}`,
-      query: { after: opts.after, limit: opts.limit },
+      query: { after: opts.after, limit: opts.limit, order: opts.order, prefix: opts.prefix },
       signal: opts.signal,
       traceparent: opts.traceparent,
     });

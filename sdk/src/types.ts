@@ -55,7 +55,28 @@ export type ReplayResult = Schemas['ReplayResult'];
 export type DeleteConsumerGroupResult = Schemas['DeleteConsumerGroupResult'];
 export type DeleteConsumerGroupForQueueResult = Schemas['DeleteConsumerGroupForQueueResult'];
 export type SeekConsumerGroupResult = Schemas['SeekConsumerGroupResult'];
+// Dashboard shapes (read routes of the browser UI).
+/** A number that would need a scan at volume: `basis` exact, estimate (≈) or at_least (≥). */
+export type Count = Schemas['Count'];
+export type Whoami = Schemas['Whoami'];
+export type QueueList = Schemas['QueueList'];
+export type QueueRow = Schemas['QueueRow'];
+export type Overview = Schemas['Overview'];
+export type QueueOverview = Schemas['QueueOverview'];
+export type GroupLag = Schemas['GroupLag'];
+export type DashboardWarning = Schemas['DashboardWarning'];
+export type FireLag = Schemas['FireLag'];
+export type Forecast = Schemas['Forecast'];
+export type ForecastBucket = Schemas['ForecastBucket'];
+export type PartitionList = Schemas['PartitionList'];
+export type PartitionRow = Schemas['PartitionRow'];
+export type GroupList = Schemas['GroupList'];
+export type LeaseList = Schemas['LeaseList'];
+export type LeaseRow = Schemas['LeaseRow'];
+export type FrameList = Schemas['FrameList'];
+export type FrameRow = Schemas['FrameRow'];
 // Operator shapes (admin routes).
 export type TenantPlan = Schemas['TenantPlan'];
+export type TenantList = Schemas['TenantList'];
 export type ClusterFlags = Schemas['ClusterFlags'];
 export type MaintenanceState = Schemas['MaintenanceState'];

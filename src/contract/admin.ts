@@ -9,6 +9,8 @@ import {
   setMaintenanceOutputExample,
   tenantPlanExample,
 } from './examples.ts';
+import { tenantListExample } from './dashboardExamples.ts';
+import { keysetPage } from './timers.ts';
 
 /**
  * The cell's maximum of any plan's max payload: 8 MiB. A pushed message is bounded by its plan up
@@ -88,10 +90,28 @@ const maintenanceStateSchema = z
     bufferHealthy: z.boolean().describe('always true: there is no buffer'),
   })
   .meta({ id: 'MaintenanceState', examples: [maintenanceStateExample] });
+export const tenantListSchema = z
+  .object({
+    rows: z.array(planSchema),
+    truncated: z.boolean().describe('true when more rows follow; pass nextAfter as after'),
+    nextAfter: z.string().nullable().describe('the last tenant of this page'),
+  })
+  .meta({ id: 'TenantList', examples: [tenantListExample] });
+export type TenantList = z.infer<typeof tenantListSchema>;
 
 const tenantPath = z.object({ tenant: tenantName });
 
 export const adminRoutes = {
+  listTenants: route({
+    method: 'GET',
+    path: '/api/v1/admin/tenants',
+    tags: ['admin'],
+    summary: 'List the tenants by name with their effective plans (keyset paging)',
+    description: '`limit` defaults to 100 and is clamped to [1, 1000], never rejected.',
+    input: z.strictObject(keysetPage),
+    output: tenantListSchema,
+  }),
+
   getTenant: route({
     method: 'GET',
     path: '/api/v1/admin/tenants/{tenant}',

@@ -117,6 +117,8 @@ const scheduleView = {
 const nextOccurrences = ['11-30', '12-01', '12-02', '12-03', '12-04'].map((day) => ({
   at: `2026-${day}T08:00:00.000000Z`,
   local: `2026-${day}T09:00:00+01:00`,
+  dstShift: null,
+  offsetChanged: false,
 }));
 
 export const schedulePutOutputExample = { ok: true, status: 'created', ...scheduleView, nextOccurrences, withdrawn: [] };

@@ -2,6 +2,7 @@
 // src/http/rest.ts routes requests by this table; test/fuzz.test.ts covers each entry.
 import { adminRoutes } from './admin.ts';
 import type { RouteDef } from './common.ts';
+import { dashboardRoutes } from './dashboard.ts';
 import { logRoutes } from './log.ts';
 import { scheduleRoutes } from './schedules.ts';
 import { timerRoutes } from './timers.ts';
@@ -14,4 +15,5 @@ export const CONTRACT_ROUTES: Readonly<Record<string, RouteDef>> = {
   ...prefixed('schedules', scheduleRoutes),
   ...prefixed('log', logRoutes),
   ...prefixed('admin', adminRoutes),
+  ...prefixed('dashboard', dashboardRoutes),
 };

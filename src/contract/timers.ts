@@ -7,6 +7,10 @@ import * as ex from './examples.ts';
 export const MAX_OPS_PER_BATCH = 256;
 export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 1000;
+export const LIST_ORDERS = ['key', 'deliverAt'] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
+/** A deliverAt-order cursor: the instant (27 characters), a space and a key of up to 1,024 characters. */
+export const LIST_CURSOR_MAX = 1100;
 export const CANCEL_ROUTE_HINT = 'DELETE /api/v1/timers/:queue/*timerKey';
 
 /**
@@ -260,10 +264,31 @@ export const timerRoutes = {
     method: 'GET',
     path: '/api/v1/timers/{queue}',
     tags: ['timers'],
-    summary: 'List pending timers of one queue by timerKey in byte order (keyset paging, no payloads)',
-    description: `\`limit\` defaults to ${LIST_LIMIT_DEFAULT} and is clamped to [1, ${LIST_LIMIT_MAX}], never rejected.`,
+    summary: 'List pending timers of one queue by timerKey in byte order, or by deliverAt (keyset paging, no payloads)',
+    description:
+      `\`limit\` defaults to ${LIST_LIMIT_DEFAULT} and is clamped to [1, ${LIST_LIMIT_MAX}], never rejected. ` +
+      '`order=deliverAt` pages by (deliverAt, timerKey): its `nextAfter` is an opaque cursor. `prefix` keeps the keys ' +
+      'that start with it (key order only).',
     errorResponses: [400, 401, 403, 503],
-    input: z.strictObject({ queue: queueName, ...keysetPage }),
+    input: z
+      .strictObject({
+        queue: queueName,
+        ...keysetPage,
+        after: keysetPage.after.unwrap().max(LIST_CURSOR_MAX).optional(),
+        order: z.enum(LIST_ORDERS).describe('key (default): by timerKey in byte order; deliverAt: soonest first, then by key').optional(),
+        prefix: utf8Key(TIMER_KEY_MAX_BYTES)
+          .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
+          .describe('only keys that start with it, in key order (a search by key prefix)')
+          .optional(),
+      })
+      .superRefine((v, ctx) => {
+        if (v.prefix !== undefined && v.order === 'deliverAt')
+          ctx.addIssue({
+            code: 'custom',
+            path: ['prefix'],
+            message: 'works with order=key only: drop order=deliverAt to search by key prefix',
+          });
+      }),
     output: listResultSchema,
   }),
 

@@ -74,6 +74,20 @@ export class TenantDirectory {
   }
 
   /** Admin update: fields set to null reset to the cell default; absent fields are unchanged. */
+  /** A page of tenants by name with their plans in force (keyset: names after `after`). */
+  async list(after: string | undefined, limit: number): Promise<{ rows: EffectivePlan[]; truncated: boolean; nextAfter: string | null }> {
+    const found = await this.db.prisma.tenant.findMany({
+      where: after === undefined ? {} : { tenant: { gt: after } },
+      orderBy: { tenant: 'asc' },
+      take: limit + 1,
+      select: { tenant: true, ...SELECT },
+    });
+    const rows = found
+      .slice(0, limit)
+      .map(({ tenant, ...row }) => this.effective(tenant, { ...row, storageLimitBytes: toNum(row.storageLimitBytes) }));
+    return { rows, truncated: found.length > limit, nextAfter: rows.length ? rows[rows.length - 1]!.tenant : null };
+  }
+
   async update(tenant: string, patch: Partial<PlanOverrides>): Promise<EffectivePlan> {
     const params = PLAN_FIELDS.flatMap((f) => [patch[f] !== undefined, patch[f] ?? null]);
     const row = await inTransaction(this.db.pool, async (tx) => (await tx.query(UPDATE_PLAN_SQL, [tenant, ...params])).rows[0]);

@@ -2,6 +2,7 @@
 // of src/contract/ under the same path (`timers.batch` serves CONTRACT_ROUTES['timers.batch']).
 import { createCallerFactory, router } from '../trpc.ts';
 import { adminRouter } from './admin.ts';
+import { dashboardRouter } from './dashboard.ts';
 import { logRouter } from './log.ts';
 import { schedulesRouter } from './schedules.ts';
 import { timersRouter } from './timers.ts';
@@ -11,6 +12,7 @@ export const appRouter = router({
   schedules: schedulesRouter,
   log: logRouter,
   admin: adminRouter,
+  dashboard: dashboardRouter,
 });
 
 export type AppRouter = typeof appRouter;

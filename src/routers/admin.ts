@@ -1,9 +1,16 @@
 // The operator routes (src/contract/admin.ts): tenants' plans and the cluster flags.
 import { adminRoutes as r } from '../contract/admin.ts';
 import { openapiMeta } from '../contract/common.ts';
+import { listLimit } from '../contract/timers.ts';
 import { adminProcedure, router } from '../trpc.ts';
 
 export const adminRouter = router({
+  listTenants: adminProcedure
+    .meta(openapiMeta(r.listTenants))
+    .input(r.listTenants.input)
+    .output(r.listTenants.output)
+    .query(({ ctx, input }) => ctx.tenants.list(input.after, listLimit(input.limit))),
+
   getTenant: adminProcedure
     .meta(openapiMeta(r.getTenant))
     .input(r.getTenant.input)

@@ -29,7 +29,9 @@ export const timersRouter = router({
     .meta(openapiMeta(r.list))
     .input(r.list.input)
     .output(r.list.output)
-    .query(({ ctx, input }) => list(ctx, ctx.principal, input.queue, input.after, listLimit(input.limit))),
+    .query(({ ctx, input }) =>
+      list(ctx, ctx.principal, input.queue, input.after, listLimit(input.limit), { order: input.order, prefix: input.prefix }),
+    ),
 
   usage: authedProcedure
     .meta(openapiMeta(r.usage))

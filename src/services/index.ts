@@ -7,6 +7,7 @@ import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Notifier } from '../notify.ts';
 import type { PayloadCipher } from '../payload.ts';
+import type { FireHistory } from '../maintenance/fireHistory.ts';
 import type { PendingCounts } from '../plans/pendingCounts.ts';
 import type { TenantDirectory } from '../plans/tenants.ts';
 import type { ClusterFlagsCache } from './cluster.ts';
@@ -23,6 +24,8 @@ export interface Services {
   tenants: TenantDirectory;
   /** The pending-timer quota's cached counts (src/plans/pendingCounts.ts). */
   pendingCounts: PendingCounts;
+  /** This broker's fire-lag counts since their last flush (src/maintenance/fireHistory.ts). */
+  fireHistory: FireHistory;
   /** Wakes waiters (long-poll pops) and the sweeper; see src/notify.ts. */
   notifier: Notifier;
   /** Long-poll pops waiting in memory (src/services/log/waiters.ts). */

@@ -279,6 +279,7 @@ export class SweepPass {
     m.fired.inc(fired.deleted);
     for (const q of fired.queues) {
       for (const lag of q.lags) m.fireLag.observe(lag);
+      this.services.fireHistory.record(q.tenant, q.queue, q.lags);
       this.services.notifier.messagesPushed(q.tenant, q.queue, q.partitions);
     }
     if (fired.deleted < sent) this.log.debug({ sent, deleted: fired.deleted }, 'lease lost on some timers; another broker owns them');

@@ -52,8 +52,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List pending timers of one queue by timerKey in byte order (keyset paging, no payloads)
-         * @description `limit` defaults to 100 and is clamped to [1, 1000], never rejected.
+         * List pending timers of one queue by timerKey in byte order, or by deliverAt (keyset paging, no payloads)
+         * @description `limit` defaults to 100 and is clamped to [1, 1000], never rejected. `order=deliverAt` pages by (deliverAt, timerKey): its `nextAfter` is an opaque cursor. `prefix` keeps the keys that start with it (key order only).
          */
         get: operations["timers-list"];
         put?: never;
@@ -88,7 +88,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one schedule with its next occurrences; a miss is 200 {found:false} */
+        /**
+         * Read one schedule with its next occurrences; a miss is 200 {found:false}
+         * @description `occurrences` (default 5, clamped to [1, 100]): how many upcoming occurrences to show, each with the DST shift that moved it.
+         */
         get: operations["schedules-get"];
         /**
          * Create or replace a recurring schedule: each occurrence of the cron expression becomes one timer in the queue
@@ -406,6 +409,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenants by name with their effective plans (keyset paging)
+         * @description `limit` defaults to 100 and is clamped to [1, 1000], never rejected.
+         */
+        get: operations["admin-listTenants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/tenants/{tenant}": {
         parameters: {
             query?: never;
@@ -460,6 +483,171 @@ export interface paths {
          * @description While on, every push, schedule and schedule PUT answers 503 produce_blocked with Retry-After (Queen buffers them instead; here the producer retries). Consumers keep popping and the sweeper keeps firing timers already scheduled.
          */
         post: operations["admin-setMaintenance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The credential's tenant, subject and grants, and whether the operator routes answer it
+         * @description Needs any valid credential (no grant): a UI asks it first, to show only what the credential may do.
+         */
+        get: operations["dashboard-whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's queues by name in byte order (keyset paging) */
+        get: operations["dashboard-queues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per queue: pending, due soon, overdue, claimed, fired, DLQ depth, log depth and consumer lag; warnings in words
+         * @description Pages over the queues by name (or one `queue`). Counts are exact up to a cap, then an estimate or a lower bound, and each says which (`basis`): the answer costs the same for a queue of ten timers or ten million.
+         */
+        get: operations["dashboard-overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fire-lag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fire lag p50/p99 and timers fired, per minute, over the last minutes (one queue or all the tenant’s)
+         * @description The history is kept a day. `minutes` defaults to 60 and is clamped to [1, 1440], never refused.
+         */
+        get: operations["dashboard-fireLag"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forecast/{queue}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What fires when in one queue: the next hour by minute and the next 90 days by day
+         * @description Buckets are counted exactly up to a cap of timers read in deliverAt order; the buckets past it are estimated from a block sample of the table and say so (`basis: estimate`).
+         */
+        get: operations["dashboard-forecast"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/log/{queue}/partitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A queue's partitions by name with their depth (frames in the log) */
+        get: operations["dashboard-partitions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/log/{queue}/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A queue's consumer groups by name with their lag: frames behind, age of the oldest unconsumed, leases held */
+        get: operations["dashboard-groups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/log/{queue}/leases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A queue's partition leases held now, by partition and consumer group */
+        get: operations["dashboard-leases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/log/{queue}/frames": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Browse a partition's frames by position (seq), payloads as stored; reading consumes nothing */
+        get: operations["dashboard-frames"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -845,23 +1033,33 @@ export interface components {
          *       "nextOccurrences": [
          *         {
          *           "at": "2026-11-30T08:00:00.000000Z",
-         *           "local": "2026-11-30T09:00:00+01:00"
+         *           "local": "2026-11-30T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-01T08:00:00.000000Z",
-         *           "local": "2026-12-01T09:00:00+01:00"
+         *           "local": "2026-12-01T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-02T08:00:00.000000Z",
-         *           "local": "2026-12-02T09:00:00+01:00"
+         *           "local": "2026-12-02T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-03T08:00:00.000000Z",
-         *           "local": "2026-12-03T09:00:00+01:00"
+         *           "local": "2026-12-03T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-04T08:00:00.000000Z",
-         *           "local": "2026-12-04T09:00:00+01:00"
+         *           "local": "2026-12-04T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         }
          *       ],
          *       "withdrawn": []
@@ -903,6 +1101,10 @@ export interface components {
             at: string;
             /** @description the same instant on the schedule's wall clock, with its offset (2026-12-05T09:00:00+01:00) */
             local: string;
+            /** @description skipped: the wall-clock time does not exist that day (clocks spring forward), it fires at the shift; repeated: it happens twice (clocks fall back), it fires the first time */
+            dstShift: ("skipped" | "repeated") | null;
+            /** @description the zone's offset differs from the previous occurrence's (for the first: from now's): a DST change lies between */
+            offsetChanged: boolean;
         };
         ScheduleTimer: {
             /** @description the occurrence’s timer: `<scheduleKey>@<instant>` in the schedule’s queue */
@@ -971,23 +1173,33 @@ export interface components {
          *       "nextOccurrences": [
          *         {
          *           "at": "2026-11-30T08:00:00.000000Z",
-         *           "local": "2026-11-30T09:00:00+01:00"
+         *           "local": "2026-11-30T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-01T08:00:00.000000Z",
-         *           "local": "2026-12-01T09:00:00+01:00"
+         *           "local": "2026-12-01T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-02T08:00:00.000000Z",
-         *           "local": "2026-12-02T09:00:00+01:00"
+         *           "local": "2026-12-02T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-03T08:00:00.000000Z",
-         *           "local": "2026-12-03T09:00:00+01:00"
+         *           "local": "2026-12-03T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-04T08:00:00.000000Z",
-         *           "local": "2026-12-04T09:00:00+01:00"
+         *           "local": "2026-12-04T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         }
          *       ]
          *     }
@@ -1509,6 +1721,43 @@ export interface components {
         };
         /**
          * @example {
+         *       "rows": [
+         *         {
+         *           "tenant": "acme",
+         *           "maxPayloadBytes": 4194304,
+         *           "maxTimerPayloadBytes": 1048576,
+         *           "horizonSeconds": 2592000,
+         *           "maxPendingTimers": 1000000,
+         *           "scheduleRatePerSecond": 100000,
+         *           "storageLimitBytes": 0,
+         *           "schedulePaused": false,
+         *           "maxSchedules": 1000,
+         *           "minScheduleIntervalSeconds": 1,
+         *           "overrides": {
+         *             "maxPayloadBytes": null,
+         *             "horizonSeconds": 2592000,
+         *             "maxPendingTimers": null,
+         *             "scheduleRatePerSecond": null,
+         *             "storageLimitBytes": null,
+         *             "schedulePaused": false,
+         *             "maxSchedules": null,
+         *             "minScheduleIntervalSeconds": null
+         *           }
+         *         }
+         *       ],
+         *       "truncated": false,
+         *       "nextAfter": "acme"
+         *     }
+         */
+        TenantList: {
+            rows: components["schemas"]["TenantPlan"][];
+            /** @description true when more rows follow; pass nextAfter as after */
+            truncated: boolean;
+            /** @description the last tenant of this page */
+            nextAfter: string | null;
+        };
+        /**
+         * @example {
          *       "tenant": "acme",
          *       "maxPayloadBytes": 4194304,
          *       "maxTimerPayloadBytes": 1048576,
@@ -1607,6 +1856,428 @@ export interface components {
             /** @description always true: there is no buffer */
             bufferHealthy: boolean;
             message: string;
+        };
+        /**
+         * @example {
+         *       "tenant": "acme",
+         *       "sub": "ops@acme",
+         *       "grants": [
+         *         "produce",
+         *         "read"
+         *       ],
+         *       "operator": false
+         *     }
+         */
+        Whoami: {
+            tenant: string;
+            sub: string;
+            grants: ("produce" | "consume" | "read" | "admin")[];
+            /** @description the admin grant counts: this credential is of the operator tenant and carries it (the operator routes answer) */
+            operator: boolean;
+        };
+        /**
+         * @example {
+         *       "rows": [
+         *         {
+         *           "queue": "reminders",
+         *           "encryptionEnabled": false,
+         *           "createdAt": "2026-11-30T07:59:39.193000Z"
+         *         }
+         *       ],
+         *       "truncated": false,
+         *       "nextAfter": "reminders"
+         *     }
+         */
+        QueueList: {
+            rows: components["schemas"]["QueueRow"][];
+            /** @description true when more rows follow; pass nextAfter as after */
+            truncated: boolean;
+            /** @description the last queue of this page */
+            nextAfter: string | null;
+        };
+        /** @description a queue holds both its pending timers and its log frames */
+        QueueRow: {
+            queue: string;
+            encryptionEnabled: boolean;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            createdAt: string;
+        };
+        /**
+         * @example {
+         *       "at": "2026-11-30T08:00:00.000000Z",
+         *       "rows": [
+         *         {
+         *           "queue": "reminders",
+         *           "pending": {
+         *             "value": 10200000,
+         *             "basis": "estimate"
+         *           },
+         *           "due": {
+         *             "nextMinute": {
+         *               "value": 812,
+         *               "basis": "exact"
+         *             },
+         *             "nextHour": {
+         *               "value": 9930,
+         *               "basis": "exact"
+         *             },
+         *             "nextDay": {
+         *               "value": 10000,
+         *               "basis": "at_least"
+         *             }
+         *           },
+         *           "overdue": {
+         *             "value": 1204,
+         *             "basis": "exact"
+         *           },
+         *           "overdueOver5s": {
+         *             "value": 1204,
+         *             "basis": "exact"
+         *           },
+         *           "oldestOverdueSeconds": 42.5,
+         *           "claimed": {
+         *             "value": 0,
+         *             "basis": "exact"
+         *           },
+         *           "fired": {
+         *             "lastMinute": 350,
+         *             "lastHour": 21000
+         *           },
+         *           "deadLetters": {
+         *             "value": 2,
+         *             "basis": "exact"
+         *           },
+         *           "log": {
+         *             "frames": {
+         *               "value": 3,
+         *               "basis": "exact"
+         *             },
+         *             "partitions": {
+         *               "value": 1,
+         *               "basis": "exact"
+         *             },
+         *             "groups": [
+         *               {
+         *                 "consumerGroup": "mailer",
+         *                 "framesBehind": {
+         *                   "value": 3,
+         *                   "basis": "exact"
+         *                 },
+         *                 "partitionsBehind": {
+         *                   "value": 1,
+         *                   "basis": "exact"
+         *                 },
+         *                 "oldestUnconsumedAt": "2026-11-30T07:59:41.390000Z",
+         *                 "oldestUnconsumedAgeSeconds": 4.2,
+         *                 "leasesHeld": 1
+         *               }
+         *             ],
+         *             "groupsTruncated": false
+         *           }
+         *         }
+         *       ],
+         *       "truncated": false,
+         *       "nextAfter": "reminders",
+         *       "warnings": [
+         *         {
+         *           "queue": "reminders",
+         *           "code": "overdue",
+         *           "message": "queue reminders: 1,204 timers overdue by more than 5 s"
+         *         }
+         *       ]
+         *     }
+         */
+        Overview: {
+            /** @description PostgreSQL's clock when the figures were read */
+            at: string;
+            rows: components["schemas"]["QueueOverview"][];
+            /** @description true when more rows follow; pass nextAfter as after */
+            truncated: boolean;
+            /** @description the last queue of this page */
+            nextAfter: string | null;
+            /** @description what needs attention, in words, for this page's queues and the cell */
+            warnings: components["schemas"]["DashboardWarning"][];
+        };
+        QueueOverview: {
+            queue: string;
+            /** @description timers not yet fired */
+            pending: components["schemas"]["Count"];
+            /** @description timers whose deliverAt falls after now and within the window */
+            due: {
+                nextMinute: components["schemas"]["Count"];
+                nextHour: components["schemas"]["Count"];
+                nextDay: components["schemas"]["Count"];
+            };
+            /** @description due (deliverAt at or before now) and not yet fired, claimed ones included */
+            overdue: components["schemas"]["Count"];
+            /** @description overdue by more than 5 s: the number that says something is wrong */
+            overdueOver5s: components["schemas"]["Count"];
+            oldestOverdueSeconds: number | null;
+            /** @description in a sweeper's hands now */
+            claimed: components["schemas"]["Count"];
+            /** @description timers fired, from the fire-lag history (this minute so far, and the last 60 minutes) */
+            fired: {
+                lastMinute: number;
+                lastHour: number;
+            };
+            deadLetters: components["schemas"]["Count"];
+            log: {
+                frames: components["schemas"]["Count"];
+                partitions: components["schemas"]["Count"];
+                /** @description the first 10 consumer groups by name */
+                groups: components["schemas"]["GroupLag"][];
+                groupsTruncated: boolean;
+            };
+        };
+        /** @description a number that would need a scan at volume, and how it was obtained */
+        Count: {
+            value: number;
+            /**
+             * @description exact: counted; estimate: ≈, from statistics or a sample (show "≈"); at_least: counting stopped at value (show "≥")
+             * @enum {string}
+             */
+            basis: "exact" | "estimate" | "at_least";
+        };
+        GroupLag: {
+            consumerGroup: string;
+            /** @description frames after the group's cursors */
+            framesBehind: components["schemas"]["Count"];
+            /** @description partitions where the group has frames to consume */
+            partitionsBehind: components["schemas"]["Count"];
+            /** @description when the oldest frame the group has not consumed entered the log */
+            oldestUnconsumedAt: string | null;
+            oldestUnconsumedAgeSeconds: number | null;
+            /** @description partitions leased to the group's consumers now */
+            leasesHeld: number;
+        };
+        DashboardWarning: {
+            /** @description null: the whole cell */
+            queue: string | null;
+            /** @enum {string} */
+            code: "overdue" | "dead_letters" | "consumer_lag" | "sweeper_paused" | "produce_blocked";
+            message: string;
+        };
+        /**
+         * @example {
+         *       "at": "2026-11-30T08:00:00.000000Z",
+         *       "queue": "reminders",
+         *       "bucketBoundsMs": [
+         *         1,
+         *         2.5,
+         *         5,
+         *         10,
+         *         25,
+         *         50,
+         *         100,
+         *         250,
+         *         500,
+         *         1000,
+         *         2500,
+         *         5000,
+         *         10000,
+         *         30000,
+         *         60000
+         *       ],
+         *       "series": [
+         *         {
+         *           "minute": "2026-11-30T07:59:00.000000Z",
+         *           "fired": 350,
+         *           "p50Ms": 5,
+         *           "p99Ms": 25,
+         *           "slowerThanLastBound": 0
+         *         }
+         *       ]
+         *     }
+         */
+        FireLag: {
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            at: string;
+            /** @description null: every queue of the tenant */
+            queue: string | null;
+            /** @description upper bounds of the histogram buckets, ms; a last bucket holds slower fires */
+            bucketBoundsMs: number[];
+            series: {
+                /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+                minute: string;
+                fired: number;
+                /** @description upper bound of the bucket holding the median lag; null when nothing fired */
+                p50Ms: number | null;
+                /** @description upper bound of the bucket holding the 99th percentile; the last bound when slower */
+                p99Ms: number | null;
+                /** @description fires slower than the last bound */
+                slowerThanLastBound: number;
+            }[];
+        };
+        /**
+         * @example {
+         *       "at": "2026-11-30T08:00:00.000000Z",
+         *       "queue": "reminders",
+         *       "byMinute": [
+         *         {
+         *           "start": "2026-11-30T08:00:00.000000Z",
+         *           "count": {
+         *             "value": 812,
+         *             "basis": "exact"
+         *           }
+         *         }
+         *       ],
+         *       "byDay": [
+         *         {
+         *           "start": "2026-11-30T00:00:00.000000Z",
+         *           "count": {
+         *             "value": 1450000,
+         *             "basis": "estimate"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        Forecast: {
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            at: string;
+            queue: string;
+            /** @description the next 60 minutes, from the current minute */
+            byMinute: components["schemas"]["ForecastBucket"][];
+            /** @description the next 90 days (UTC), from today */
+            byDay: components["schemas"]["ForecastBucket"][];
+        };
+        ForecastBucket: {
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            start: string;
+            count: components["schemas"]["Count"];
+        };
+        /**
+         * @example {
+         *       "rows": [
+         *         {
+         *           "partition": "Default",
+         *           "frames": {
+         *             "value": 3,
+         *             "basis": "exact"
+         *           },
+         *           "lastSeq": 1042,
+         *           "createdAt": "2026-11-30T07:59:39.193000Z"
+         *         }
+         *       ],
+         *       "truncated": false,
+         *       "nextAfter": "Default"
+         *     }
+         */
+        PartitionList: {
+            rows: components["schemas"]["PartitionRow"][];
+            /** @description true when more rows follow; pass nextAfter as after */
+            truncated: boolean;
+            /** @description the last partition of this page */
+            nextAfter: string | null;
+        };
+        PartitionRow: {
+            partition: string;
+            frames: components["schemas"]["Count"];
+            lastSeq: number;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            createdAt: string;
+        };
+        /**
+         * @example {
+         *       "rows": [
+         *         {
+         *           "consumerGroup": "mailer",
+         *           "framesBehind": {
+         *             "value": 3,
+         *             "basis": "exact"
+         *           },
+         *           "partitionsBehind": {
+         *             "value": 1,
+         *             "basis": "exact"
+         *           },
+         *           "oldestUnconsumedAt": "2026-11-30T07:59:41.390000Z",
+         *           "oldestUnconsumedAgeSeconds": 4.2,
+         *           "leasesHeld": 1
+         *         }
+         *       ],
+         *       "truncated": false,
+         *       "nextAfter": "mailer"
+         *     }
+         */
+        GroupList: {
+            rows: components["schemas"]["GroupLag"][];
+            /** @description true when more rows follow; pass nextAfter as after */
+            truncated: boolean;
+            /** @description the last consumer group of this page */
+            nextAfter: string | null;
+        };
+        /**
+         * @example {
+         *       "rows": [
+         *         {
+         *           "consumerGroup": "mailer",
+         *           "partition": "Default",
+         *           "expiresAt": "2026-11-30T08:05:00.000000Z",
+         *           "batchEndSeq": 1042
+         *         }
+         *       ],
+         *       "truncated": false,
+         *       "nextAfter": null
+         *     }
+         */
+        LeaseList: {
+            rows: components["schemas"]["LeaseRow"][];
+            /** @description true when more rows follow; pass nextAfter as after */
+            truncated: boolean;
+            /** @description an opaque cursor: pass it as after */
+            nextAfter: string | null;
+        };
+        /** @description a partition leased to a consumer (the lease id itself is not shown) */
+        LeaseRow: {
+            consumerGroup: string;
+            partition: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            expiresAt: string;
+            batchEndSeq: number | null;
+        };
+        /**
+         * @example {
+         *       "rows": [
+         *         {
+         *           "seq": 1042,
+         *           "id": "5f485d42-ac77-4ba9-a119-bb6ecc02c013",
+         *           "transactionId": "tenant-42-v1",
+         *           "createdAt": "2026-11-30T07:59:41.390000Z",
+         *           "producerSub": "tester",
+         *           "timerKey": "tenant/42",
+         *           "deliverAt": "2026-11-30T07:59:41.389000Z",
+         *           "encrypted": false,
+         *           "bytes": 16,
+         *           "payload": "eyJraW5kIjoiZGF5NyJ9"
+         *         }
+         *       ],
+         *       "truncated": false,
+         *       "nextAfter": "1042"
+         *     }
+         */
+        FrameList: {
+            rows: components["schemas"]["FrameRow"][];
+            /** @description true when more rows follow; pass nextAfter as after */
+            truncated: boolean;
+            /** @description the last seq of this page */
+            nextAfter: string | null;
+        };
+        FrameRow: {
+            /** @description the frame position: frames of a partition are delivered in seq order */
+            seq: number;
+            /** Format: uuid */
+            id: string;
+            transactionId: string;
+            /** @description ISO 8601 instant in UTC with microseconds, on PostgreSQL clock */
+            createdAt: string;
+            producerSub: string;
+            /** @description the timer it fired from, if any */
+            timerKey: string | null;
+            deliverAt: string | null;
+            encrypted: boolean;
+            bytes: number;
+            /** @description base64 exactly as stored (encrypted ones are not decrypted) */
+            payload: string;
         };
         /**
          * @example {
@@ -1992,6 +2663,10 @@ export interface operations {
                 after?: string;
                 /** @description page size, clamped to [1, 1000], never refused; empty or non-numeric → the default */
                 limit?: number;
+                /** @description key (default): by timerKey in byte order; deliverAt: soonest first, then by key */
+                order?: "key" | "deliverAt";
+                /** @description only keys that start with it, in key order (a search by key prefix) */
+                prefix?: string;
             };
             header?: never;
             path: {
@@ -2189,7 +2864,10 @@ export interface operations {
     };
     "schedules-get": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description upcoming occurrences shown, clamped to [1, 100] */
+                occurrences?: number;
+            };
             header?: never;
             path: {
                 /**
@@ -4432,6 +5110,131 @@ export interface operations {
             };
         };
     };
+    "admin-listTenants": {
+        parameters: {
+            query?: {
+                /** @description exclusive cursor: the nextAfter of the previous page */
+                after?: string;
+                /** @description page size, clamped to [1, 1000], never refused; empty or non-numeric → the default */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantList"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "no frame with transactionId \"tenant-42-v1\" in partition 06dc8c40-3b50-4120-a49f-443de53b9b4a",
+                     *       "code": "not_found",
+                     *       "field": "transactionId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "admin-getTenant": {
         parameters: {
             query?: never;
@@ -5081,6 +5884,973 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MaintenanceChange"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "dashboard-whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Whoami"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "dashboard-queues": {
+        parameters: {
+            query?: {
+                /** @description exclusive cursor: the nextAfter of the previous page */
+                after?: string;
+                /** @description page size, clamped to [1, 200], never refused; empty or non-numeric → the default */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueList"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "dashboard-overview": {
+        parameters: {
+            query?: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue?: string;
+                /** @description exclusive cursor: the nextAfter of the previous page */
+                after?: string;
+                /** @description page size, clamped to [1, 50], never refused; empty or non-numeric → the default */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Overview"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "dashboard-fireLag": {
+        parameters: {
+            query?: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue?: string;
+                /** @description minutes of history, clamped to [1, 1440] */
+                minutes?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FireLag"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "dashboard-forecast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forecast"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "dashboard-partitions": {
+        parameters: {
+            query?: {
+                /** @description exclusive cursor: the nextAfter of the previous page */
+                after?: string;
+                /** @description page size, clamped to [1, 200], never refused; empty or non-numeric → the default */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartitionList"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "dashboard-groups": {
+        parameters: {
+            query?: {
+                /** @description exclusive cursor: the nextAfter of the previous page */
+                after?: string;
+                /** @description page size, clamped to [1, 200], never refused; empty or non-numeric → the default */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupList"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "dashboard-leases": {
+        parameters: {
+            query?: {
+                /** @description exclusive cursor: the nextAfter of the previous page */
+                after?: string;
+                /** @description page size, clamped to [1, 200], never refused; empty or non-numeric → the default */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseList"];
+                };
+            };
+            /** @description Malformed input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.deliverAt is not a known field; remove it or check its spelling",
+                     *       "code": "unknown_field",
+                     *       "field": "operations.0.deliverAt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or a malformed, expired or wrongly signed one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "missing Authorization header: send \"Authorization: Bearer <token>\"",
+                     *       "code": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused; retrying will not help (missing grant, plan limit) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "operations.0.delayMs: 8640000000 ms is beyond the plan's horizon of 7776000 s",
+                     *       "code": "horizon_exceeded",
+                     *       "field": "operations.0.delayMs",
+                     *       "horizonSeconds": 7776000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "internal error; it has been logged",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not your fault: booting, draining, cluster blocked or database unavailable (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": false,
+                     *       "error": "the broker is starting or draining; retry shortly",
+                     *       "code": "not_ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "dashboard-frames": {
+        parameters: {
+            query?: {
+                /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
+                partition?: string;
+                /** @description exclusive cursor: the nextAfter (a seq) of the previous page */
+                after?: string;
+                /** @description page size, clamped to [1, 200], never refused; empty or non-numeric → the default */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description queue name (created on first use); at most 256 bytes (UTF-8)
+                 * @example reminders
+                 */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameList"];
                 };
             };
             /** @description Malformed input: the message names the field */
