@@ -8,6 +8,7 @@ import { CONTRACT_ROUTES } from './contract/index.ts';
 import { createContext, type Services } from './context.ts';
 import { ApiError } from './errors.ts';
 import { parseJsonBody } from './http/json.ts';
+import { registerDashboard } from './http/dashboard.ts';
 import { checkMetricsAccess } from './http/metricsAccess.ts';
 import { requestTimeouts, SlowClients } from './http/slowClients.ts';
 import { collectRoutes, dispatch, sendApiError, type Outage } from './http/rest.ts';
@@ -111,6 +112,8 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     },
   });
   app.get('/openapi.json', async () => app.swagger());
+  // The dashboard: static files, a client of /api like any other (src/http/dashboard.ts).
+  registerDashboard(app);
 
   app.setErrorHandler((err: any, req, reply) => {
     if (err instanceof ApiError) return sendApiError(reply, err); // the body parser's refusals
