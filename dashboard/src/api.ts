@@ -13,6 +13,8 @@ export const storedToken = (): string | null => sessionStorage.getItem(TOKEN_KEY
 export function storeToken(token: string | null): void {
   if (token) sessionStorage.setItem(TOKEN_KEY, token);
   else sessionStorage.removeItem(TOKEN_KEY);
+  // Nothing another token read may show under this one.
+  queryClient.clear();
   tokenVersion.set(tokenVersion.value + 1);
 }
 
@@ -57,7 +59,7 @@ function noticeError(e: unknown): void {
   } else if (isUnavailable(e)) outage.set(true);
 }
 
-export const queryClient = new QueryClient({
+export const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({ onError: noticeError, onSuccess: () => outage.set(false) }),
   mutationCache: new MutationCache({ onError: noticeError, onSuccess: () => outage.set(false) }),
   defaultOptions: {
@@ -91,7 +93,6 @@ export function api(): QueenTimersClient {
       },
     });
     clientToken = token;
-    queryClient.clear();
   }
   return client;
 }
@@ -128,3 +129,6 @@ export function errorText(e: unknown): string {
   if (e instanceof QueenTimersError) return `${e.message} (${e.code}, HTTP ${e.status})`;
   return e instanceof Error ? e.message : String(e);
 }
+
+// Refetch when the tab regains focus or the network comes back.
+queryClient.mount();

@@ -116,4 +116,6 @@ function App() {
 
 // /ui/ and /ui are the same view; a path outside /ui never reaches this page.
 if (location.pathname === `${BASE}/`) history.replaceState(null, '', BASE);
-render(html`<${App} />`, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+root.textContent = '';
+render(html`<${App} />`, root);

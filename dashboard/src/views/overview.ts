@@ -58,7 +58,7 @@ export function Overview() {
               <th scope="col">Due next hour</th>
               <th scope="col">Due next day</th>
               <th scope="col">Overdue</th>
-              <th scope="col">Overdue &gt; 5 s</th>
+              <th scope="col">Overdue over 5 s</th>
               <th scope="col">Claimed</th>
               <th scope="col">Fired last minute</th>
               <th scope="col">Fired last hour</th>
