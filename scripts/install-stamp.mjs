@@ -29,7 +29,11 @@ export function inputsHash(root) {
     'node_modules/prisma/package.json',
     'node_modules/@prisma/client/package.json',
     'node_modules/typescript/package.json',
+    'scripts/build-ui.mjs',
+    // The dashboard's bundler and the libraries bundled into dist/ui/.
+    ...['esbuild', 'preact', 'htm', '@tanstack/query-core', 'uplot'].map((p) => `node_modules/${p}/package.json`),
     ...filesUnder(root, 'src'),
+    ...filesUnder(root, 'dashboard'),
     ...filesUnder(root, 'sdk/src'),
   ];
   for (const f of files)

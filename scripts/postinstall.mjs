@@ -1,5 +1,6 @@
 // `npm install` / `npm ci`: generates the Prisma client (scripts/prisma-generate.mjs) and compiles
-// the broker and its CLI to dist/ (`npm run build`), so that a fresh clone has both.
+// the broker and its CLI to dist/ and bundles the dashboard into dist/ui/ (`npm run build`), so
+// that a fresh clone has all three.
 //
 // It does so only when an install asks for it and something changed:
 //  - never under `npm exec` / `npx` (npm links the project and reruns this script there): a CLI call
@@ -19,7 +20,7 @@ import { inputsHash } from './install-stamp.mjs';
 const root = new URL('..', import.meta.url);
 const at = (path) => new URL(path, root);
 const STAMP = 'dist/.install-stamp';
-const OUTPUTS = ['dist/src/server.js', 'dist/src/cli.js', 'src/generated/prisma/client.ts'];
+const OUTPUTS = ['dist/src/server.js', 'dist/src/cli.js', 'dist/ui/index.html', 'dist/ui/assets/app.js', 'src/generated/prisma/client.ts'];
 
 if (process.env.npm_command === 'exec') process.exit(0);
 
@@ -68,4 +69,5 @@ const run = (args) => {
 };
 run(['scripts/prisma-generate.mjs']);
 run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+run(['scripts/build-ui.mjs']);
 writeFileSync(at(STAMP), `${hash}\n`);

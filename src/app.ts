@@ -198,10 +198,10 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
 
   app.addHook('onResponse', async (req, reply) => {
     // API requests are labelled with their contract route's template (one series per route, not
-    // per key); the docs (Swagger UI's files, the document) are not counted.
+    // per key); the docs (Swagger UI's files, the document) and the dashboard's files are not counted.
     const route = (req as { apiRoute?: string }).apiRoute ?? req.routeOptions.url ?? 'unmatched';
     endServerSpan(req, route, reply.statusCode);
-    if (route.startsWith('/docs') || route === '/openapi.json') return;
+    if (route.startsWith('/docs') || route.startsWith('/ui') || route === '/openapi.json') return;
     const labels = { method: req.method, route, status: reply.statusCode };
     services.metrics.httpRequests.inc(labels);
     services.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);

@@ -27,7 +27,6 @@ function PlanEditor({ plan, onDone }: { plan: TenantPlan; onDone: () => void }) 
       await api().admin.setPlan(plan.tenant, change);
       setOutcome({ text: `saved the plan of ${plan.tenant}`, kind: 'ok' });
       await invalidate('tenants');
-      onDone();
     } catch (err) {
       setOutcome({ text: errorText(err), kind: 'error' });
     }
