@@ -80,9 +80,16 @@ describe.skipIf(skip)(title, () => {
     for (let i = 0; i < 6; i++)
       await qt.timers.schedule({ queue: 'reminders', timerKey: `user/${i}`, delayMs: (40 + i) * 60_000, payload: { remind: i } });
     await qt.timers.schedule({ queue: 'reminders', timerKey: 'cart/9', delayMs: 30 * 60_000, payload: 'plain words' });
-    for (let i = 0; i < 3; i++) await qt.timers.schedule({ queue: 'billing', timerKey: `invoice-${i}`, delayMs: (2 + i) * 86_400_000, payload: { i } });
+    for (let i = 0; i < 3; i++)
+      await qt.timers.schedule({ queue: 'billing', timerKey: `invoice-${i}`, delayMs: (2 + i) * 86_400_000, payload: { i } });
     // A schedule (in a zone with daylight saving time).
-    await qt.schedules.put({ queue: 'reminders', scheduleKey: 'daily-digest', cron: '0 9 * * *', timezone: 'Europe/Rome', payload: { digest: true } });
+    await qt.schedules.put({
+      queue: 'reminders',
+      scheduleKey: 'daily-digest',
+      cron: '0 9 * * *',
+      timezone: 'Europe/Rome',
+      payload: { digest: true },
+    });
     // A consumer group with lag, and a dead letter it gave up on.
     await qt.log.pushMany([
       { queue: 'events', payload: { n: 1 } },
@@ -143,9 +150,9 @@ describe.skipIf(skip)(title, () => {
     const events = overview.rows.find((r) => r.queue === 'events')!;
     expect(events.deadLetters.value).toBe(1);
     const lag = events.log.groups.find((g) => g.consumerGroup === 'workers')!;
-    expect(await textOf(page.locator('tr[data-queue="events"] [data-group="workers"]'), `workers: ${words(lag.framesBehind)} behind`)).toContain(
-      `workers: ${words(lag.framesBehind)} behind`,
-    );
+    expect(
+      await textOf(page.locator('tr[data-queue="events"] [data-group="workers"]'), `workers: ${words(lag.framesBehind)} behind`),
+    ).toContain(`workers: ${words(lag.framesBehind)} behind`);
     await page.locator('.chart canvas').first().waitFor({ timeout: WAIT });
     await shot('overview');
   });
@@ -162,7 +169,9 @@ describe.skipIf(skip)(title, () => {
     const forecast = await qt.dashboard.forecast('reminders');
     const total = forecast.byMinute.reduce((a, b) => a + b.count.value, 0);
     expect(total).toBe(7);
-    expect(await textOf(page.locator('[data-testid=forecast-summary]'), `${total} timers fire in the next hour`)).toContain(`${total} timers fire`);
+    expect(await textOf(page.locator('[data-testid=forecast-summary]'), `${total} timers fire in the next hour`)).toContain(
+      `${total} timers fire`,
+    );
 
     // The key-prefix search pages by key, as the API's prefix does.
     await page.getByLabel('Key prefix').fill('user/');
@@ -188,7 +197,9 @@ describe.skipIf(skip)(title, () => {
     await page.getByRole('button', { name: 'Open timer user/3' }).click();
     await page.getByLabel('New delay (seconds)').fill('7200');
     await page.getByRole('button', { name: 'Reschedule' }).click();
-    expect(await textOf(page.locator('.panel .outcome'), /^rescheduled/)).toMatch(/^rescheduled: fires in 1 h 59 min|^rescheduled: fires in 2 h/);
+    expect(await textOf(page.locator('.panel .outcome'), /^rescheduled/)).toMatch(
+      /^rescheduled: fires in 1 h 59 min|^rescheduled: fires in 2 h/,
+    );
     const peek = await qt.timers.peek('reminders', 'user/3');
     expect(peek.found && Date.parse(peek.deliverAt) - Date.now()).toBeGreaterThan(7_000_000);
   });
@@ -198,7 +209,9 @@ describe.skipIf(skip)(title, () => {
     const groups = await qt.dashboard.groups('events');
     const workers = groups.rows.find((g) => g.consumerGroup === 'workers')!;
     expect(workers.framesBehind.value).toBe(2);
-    expect(await textOf(page.locator('tr[data-group="workers"] [data-col=behind]'), words(workers.framesBehind))).toBe(words(workers.framesBehind));
+    expect(await textOf(page.locator('tr[data-group="workers"] [data-col=behind]'), words(workers.framesBehind))).toBe(
+      words(workers.framesBehind),
+    );
     const partitions = await qt.dashboard.partitions('events');
     const p = partitions.rows[0];
     expect(await textOf(page.locator(`tr[data-partition="${p.partition}"] [data-col=frames]`), words(p.frames))).toBe(words(p.frames));

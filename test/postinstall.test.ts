@@ -20,7 +20,17 @@ const copyUrl = () => pathToFileURL(`${copy}/`);
 
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'qt-postinstall-'));
-  for (const p of ['src', 'sdk/src', 'dashboard', 'prisma', 'scripts', 'prisma.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json'])
+  for (const p of [
+    'src',
+    'sdk/src',
+    'dashboard',
+    'prisma',
+    'scripts',
+    'prisma.config.ts',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'package.json',
+  ])
     cpSync(join(ROOT, p), join(copy, p), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
   for (const d of ['dist/src', 'dist/ui/assets']) mkdirSync(join(copy, d), { recursive: true });
@@ -45,9 +55,16 @@ describe('postinstall', () => {
     for (const f of OUTPUTS) expect(readFileSync(join(copy, f), 'utf8')).toBe('// built\n');
   });
 
-  it('stamps a change to any source (the dashboard's too), the schema or a tsconfig', () => {
+  it('stamps a change to any source (the dashboard too), the schema or a tsconfig', () => {
     const before = inputsHash(copyUrl());
-    for (const f of ['src/cli/words.ts', 'prisma/schema.prisma', 'tsconfig.build.json', 'sdk/src/index.ts', 'dashboard/src/main.ts', 'dashboard/style.css']) {
+    for (const f of [
+      'src/cli/words.ts',
+      'prisma/schema.prisma',
+      'tsconfig.build.json',
+      'sdk/src/index.ts',
+      'dashboard/src/main.ts',
+      'dashboard/style.css',
+    ]) {
       const original = readFileSync(join(copy, f), 'utf8');
       writeFileSync(join(copy, f), `${original}\n`);
       expect(inputsHash(copyUrl())).not.toBe(before);

@@ -38,11 +38,21 @@ function SignIn({ reason }: { reason: string | null }) {
     ${reason ? html`<p class="error" role="alert">${reason}</p>` : null}
     <form onSubmit=${submit}>
       <label for="token">Token (a JWT; kept in this browser tab only, never in a URL)</label>
-      <textarea id="token" name="token" rows="4" autocomplete="off" spellcheck=${false} value=${token} onInput=${(e: Event) => setToken((e.target as HTMLTextAreaElement).value)}></textarea>
+      <textarea
+        id="token"
+        name="token"
+        rows="4"
+        autocomplete="off"
+        spellcheck=${false}
+        value=${token}
+        onInput=${(e: Event) => setToken((e.target as HTMLTextAreaElement).value)}
+      ></textarea>
       <button type="submit" disabled=${busy}>Sign in</button>
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     </form>
-    <p class="muted">The dev broker (<code>npm start</code>) prints a dev token and an operator token. The API is also at <a href="/docs">/docs</a>.</p>
+    <p class="muted">
+      The dev broker (<code>npm start</code>) prints a dev token and an operator token. The API is also at <a href="/docs">/docs</a>.
+    </p>
   </main>`;
 }
 
@@ -54,7 +64,10 @@ function route(path: string): { view: string; arg?: string } {
 }
 
 function NotAllowed({ what }: { what: string }) {
-  return html`<section><h1>Not available</h1><p>This token's grants do not allow ${what}.</p></section>`;
+  return html`<section>
+    <h1>Not available</h1>
+    <p>This token's grants do not allow ${what}.</p>
+  </section>`;
 }
 
 function Shell({ me }: { me: Whoami }) {
@@ -75,14 +88,20 @@ function Shell({ me }: { me: Whoami }) {
     signInReason.set('Signed out.');
   };
   let body;
-  if (view === 'operator') body = me.operator ? html`<${Operator} />` : html`<${NotAllowed} what="the operator views (admin grant of the operator tenant)" />`;
-  else if (!reads) body = me.operator && view === '' ? html`<${Operator} />` : html`<${NotAllowed} what="reading this tenant (read grant)" />`;
+  if (view === 'operator')
+    body = me.operator ? html`<${Operator} />` : html`<${NotAllowed} what="the operator views (admin grant of the operator tenant)" />`;
+  else if (!reads)
+    body = me.operator && view === '' ? html`<${Operator} />` : html`<${NotAllowed} what="reading this tenant (read grant)" />`;
   else if (view === '') body = html`<${Overview} />`;
   else if (view === 'queues' && arg) body = html`<${Queue} queue=${arg} />`;
   else if (view === 'log') body = html`<${Log} queue=${arg} />`;
   else if (view === 'dlq') body = html`<${Dlq} />`;
   else if (view === 'schedules') body = html`<${Schedules} queue=${arg} />`;
-  else body = html`<section><h1>No such view</h1><p><${Link} href=${BASE}>Go to the overview<//></p></section>`;
+  else
+    body = html`<section>
+      <h1>No such view</h1>
+      <p><${Link} href=${BASE}>Go to the overview<//></p>
+    </section>`;
   return html`<${Me.Provider} value=${me}>
     <a class="skip" href="#main">Skip to content</a>
     <header>
@@ -90,7 +109,9 @@ function Shell({ me }: { me: Whoami }) {
       <nav aria-label="Views">
         ${nav.map((n) => html`<${Link} href=${n.href} aria-current=${n.on ? 'page' : undefined}>${n.label}<//>`)}
       </nav>
-      <span class="who" data-testid="whoami">tenant <strong>${me.tenant}</strong> · ${me.sub} · grants: ${me.grants.join(', ') || 'none'}</span>
+      <span class="who" data-testid="whoami"
+        >tenant <strong>${me.tenant}</strong> · ${me.sub} · grants: ${me.grants.join(', ') || 'none'}</span
+      >
       <button type="button" onClick=${signOut}>Sign out</button>
     </header>
     ${down ? html`<p class="banner" role="alert">Database unavailable, retrying…</p>` : null}
@@ -104,7 +125,9 @@ function SignedIn() {
   const down = useSignal(outage);
   if (me.data) return html`<${Shell} me=${me.data} />`;
   if (me.error && !down) return html`<main id="main"><p class="error" role="alert">${errorText(me.error)}</p></main>`;
-  return html`<main id="main">${down ? html`<p class="banner" role="alert">Database unavailable, retrying…</p>` : html`<p>Signing in…</p>`}</main>`;
+  return html`<main id="main">
+    ${down ? html`<p class="banner" role="alert">Database unavailable, retrying…</p>` : html`<p>Signing in…</p>`}
+  </main>`;
 }
 
 function App() {

@@ -76,7 +76,13 @@ export function ConfirmDialog() {
 
 // ---- small parts.
 export function CountCell({ c, label, col }: { c: Count; label?: string; col?: string }) {
-  return html`<td class="num" title=${basisWords(c)} data-basis=${c.basis} data-col=${col} aria-label=${label ? `${label}: ${count(c)}, ${basisWords(c)}` : undefined}>
+  return html`<td
+    class="num"
+    title=${basisWords(c)}
+    data-basis=${c.basis}
+    data-col=${col}
+    aria-label=${label ? `${label}: ${count(c)}, ${basisWords(c)}` : undefined}
+  >
     ${count(c)}
   </td>`;
 }
@@ -101,7 +107,9 @@ export function usePager(resetKey: string) {
       html`<nav class="pager" aria-label=${`${label} pages`}>
         <button type="button" disabled=${stack.length === 1} onClick=${() => setStack(stack.slice(0, -1))}>← Previous</button>
         <span>page ${stack.length}</span>
-        <button type="button" disabled=${!truncated || !nextAfter} onClick=${() => setStack([...stack, nextAfter ?? undefined])}>Next →</button>
+        <button type="button" disabled=${!truncated || !nextAfter} onClick=${() => setStack([...stack, nextAfter ?? undefined])}>
+          Next →
+        </button>
       </nav>`,
   };
 }

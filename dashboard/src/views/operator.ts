@@ -22,7 +22,8 @@ function PlanEditor({ plan, onDone }: { plan: TenantPlan; onDone: () => void }) 
   const save = async (e: Event) => {
     e.preventDefault();
     const change: PlanChange = { schedulePaused: paused };
-    for (const l of LIMITS) if (values[l.field] !== String(plan[l.field])) (change as Record<string, number>)[l.field] = Number(values[l.field]);
+    for (const l of LIMITS)
+      if (values[l.field] !== String(plan[l.field])) (change as Record<string, number>)[l.field] = Number(values[l.field]);
     try {
       await api().admin.setPlan(plan.tenant, change);
       setOutcome({ text: `saved the plan of ${plan.tenant}`, kind: 'ok' });
@@ -37,10 +38,23 @@ function PlanEditor({ plan, onDone }: { plan: TenantPlan; onDone: () => void }) 
       (l) =>
         html`<label
           >${l.label}
-          <input type="number" min="0" name=${l.field} value=${values[l.field]} onInput=${(e: Event) => setValues({ ...values, [l.field]: (e.target as HTMLInputElement).value })}
+          <input
+            type="number"
+            min="0"
+            name=${l.field}
+            value=${values[l.field]}
+            onInput=${(e: Event) => setValues({ ...values, [l.field]: (e.target as HTMLInputElement).value })}
         /></label>`,
     )}
-    <label class="check"><input type="checkbox" name="schedulePaused" checked=${paused} onChange=${(e: Event) => setPaused((e.target as HTMLInputElement).checked)} /> Schedules paused</label>
+    <label class="check"
+      ><input
+        type="checkbox"
+        name="schedulePaused"
+        checked=${paused}
+        onChange=${(e: Event) => setPaused((e.target as HTMLInputElement).checked)}
+      />
+      Schedules paused</label
+    >
     <div class="row">
       <button type="submit">Save plan</button>
       <button type="button" onClick=${onDone}>Close</button>
@@ -58,30 +72,35 @@ function Tenants() {
     <h2 id="h-tenants">Tenants and plans</h2>
     <${Failure} error=${q.error} />
     ${plan ? html`<${PlanEditor} plan=${plan} onDone=${() => setEditing(null)} />` : null}
-    ${q.data &&
-    html`<div class="scroll">
-        <table class="tenants">
-          <thead>
-            <tr>
-              <th scope="col">Tenant</th>
-              ${LIMITS.map((l) => html`<th scope="col">${l.label}</th>`)}
-              <th scope="col">Schedules paused</th>
-              <th scope="col"><span class="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${q.data.rows.map(
-              (t) => html`<tr data-tenant=${t.tenant}>
-                <th scope="row">${t.tenant}</th>
-                ${LIMITS.map((l) => html`<td class="num" data-col=${l.field}>${num(t[l.field] as number)}</td>`)}
-                <td>${t.schedulePaused ? 'yes' : 'no'}</td>
-                <td><button type="button" onClick=${() => setEditing(t.tenant)} aria-label=${`Edit the plan of ${t.tenant}`}>Edit</button></td>
-              </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
-      <${Pager} nextAfter=${q.data.nextAfter} truncated=${q.data.truncated} label="Tenants" />`}
+    ${
+      q.data &&
+      html`<div class="scroll">
+          <table class="tenants">
+            <thead>
+              <tr>
+                <th scope="col">Tenant</th>
+                ${LIMITS.map((l) => html`<th scope="col">${l.label}</th>`)}
+                <th scope="col">Schedules paused</th>
+                <th scope="col"><span class="sr-only">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${q.data.rows.map(
+                (t) =>
+                  html`<tr data-tenant=${t.tenant}>
+                    <th scope="row">${t.tenant}</th>
+                    ${LIMITS.map((l) => html`<td class="num" data-col=${l.field}>${num(t[l.field] as number)}</td>`)}
+                    <td>${t.schedulePaused ? 'yes' : 'no'}</td>
+                    <td>
+                      <button type="button" onClick=${() => setEditing(t.tenant)} aria-label=${`Edit the plan of ${t.tenant}`}>Edit</button>
+                    </td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>
+        <${Pager} nextAfter=${q.data.nextAfter} truncated=${q.data.truncated} label="Tenants" />`
+    }
     ${!q.data && !q.error ? html`<${Loading} what="tenants" />` : null}
   </section>`;
 }
@@ -90,11 +109,21 @@ function Cluster() {
   const q = useQuery(['cluster'], () => api().admin.cluster(), 10_000);
   const [outcome, setOutcome] = useState<{ text: string; kind: 'ok' | 'error' } | null>(null);
   const flip = async (flag: 'produceBlocked' | 'sweeperPaused', to: boolean) => {
-    const words = flag === 'produceBlocked' ? (to ? 'Block producing for every tenant' : 'Allow producing again') : to ? 'Pause every sweeper (no timer fires)' : 'Resume the sweepers';
+    const words =
+      flag === 'produceBlocked'
+        ? to
+          ? 'Block producing for every tenant'
+          : 'Allow producing again'
+        : to
+          ? 'Pause every sweeper (no timer fires)'
+          : 'Resume the sweepers';
     if (to && !(await confirmAction(`${words}? This affects the whole cluster.`))) return;
     try {
       const r = await api().admin.setCluster({ [flag]: to });
-      setOutcome({ text: `produce ${r.produceBlocked ? 'blocked' : 'allowed'}; sweeper ${r.sweeperPaused ? 'paused' : 'running'}`, kind: 'ok' });
+      setOutcome({
+        text: `produce ${r.produceBlocked ? 'blocked' : 'allowed'}; sweeper ${r.sweeperPaused ? 'paused' : 'running'}`,
+        kind: 'ok',
+      });
       void invalidate('cluster');
     } catch (e) {
       setOutcome({ text: errorText(e), kind: 'error' });
@@ -103,13 +132,25 @@ function Cluster() {
   return html`<section aria-labelledby="h-cluster">
     <h2 id="h-cluster">Cluster flags</h2>
     <${Failure} error=${q.error} />
-    ${q.data &&
-    html`<dl class="facts" data-testid="cluster">
+    ${
+      q.data &&
+      html`<dl class="facts" data-testid="cluster">
         <dt>Producing</dt>
-        <dd>${q.data.produceBlocked ? 'BLOCKED' : 'allowed'} <button type="button" onClick=${() => flip('produceBlocked', !q.data!.produceBlocked)}>${q.data.produceBlocked ? 'Allow producing' : 'Block producing'}</button></dd>
+        <dd>
+          ${q.data.produceBlocked ? 'BLOCKED' : 'allowed'}
+          <button type="button" onClick=${() => flip('produceBlocked', !q.data!.produceBlocked)}>
+            ${q.data.produceBlocked ? 'Allow producing' : 'Block producing'}
+          </button>
+        </dd>
         <dt>Sweeper</dt>
-        <dd>${q.data.sweeperPaused ? 'PAUSED' : 'running'} <button type="button" onClick=${() => flip('sweeperPaused', !q.data!.sweeperPaused)}>${q.data.sweeperPaused ? 'Resume sweepers' : 'Pause sweepers'}</button></dd>
-      </dl>`}
+        <dd>
+          ${q.data.sweeperPaused ? 'PAUSED' : 'running'}
+          <button type="button" onClick=${() => flip('sweeperPaused', !q.data!.sweeperPaused)}>
+            ${q.data.sweeperPaused ? 'Resume sweepers' : 'Pause sweepers'}
+          </button>
+        </dd>
+      </dl>`
+    }
     <${Outcome} text=${outcome?.text ?? null} kind=${outcome?.kind} />
   </section>`;
 }

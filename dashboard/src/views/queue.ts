@@ -36,7 +36,8 @@ function Forecast({ queue }: { queue: string }) {
 
 /** The payload in words: text or JSON when it is stored plainly; otherwise what it is. */
 function PayloadView({ peek }: { peek: PeekResult & { found: true } }) {
-  if (peek.encrypted) return html`<p>Payload: encrypted at rest (${peek.payloadZstd ? 'and compressed; ' : ''}the dashboard does not decrypt).</p>`;
+  if (peek.encrypted)
+    return html`<p>Payload: encrypted at rest (${peek.payloadZstd ? 'and compressed; ' : ''}the dashboard does not decrypt).</p>`;
   if (peek.payloadZstd) return html`<p>Payload: compressed (zstd); not shown.</p>`;
   const decoded = decodePayload(peek.payload);
   let text: string;
@@ -98,33 +99,53 @@ function TimerPanel({ queue, timerKey, onClose }: { queue: string; timerKey: str
     <button type="button" class="close" onClick=${onClose} aria-label="Close the timer panel">×</button>
     <${Failure} error=${p.error} />
     ${peek && !peek.found ? html`<p>Not pending: it fired, was cancelled, or never existed.</p>` : null}
-    ${peek?.found &&
-    html`<dl class="facts">
-        <dt>Fires</dt>
-        <dd>${instant(peek.deliverAt)} (${relative(peek.deliverAt)})</dd>
-        <dt>Partition</dt>
-        <dd>${peek.partition}</dd>
-        <dt>State</dt>
-        <dd>${peek.claimed ? 'claimed by a sweeper' : 'pending'}; ${peek.attempts} attempt(s)${peek.lastError ? `; last error: ${peek.lastError}` : ''}</dd>
-        <dt>Producer</dt>
-        <dd>${peek.producerSub}</dd>
-        <dt>txn</dt>
-        <dd><code>${peek.txn}</code></dd>
-      </dl>
-      <${PayloadView} peek=${peek} />`}
-    ${can(me, 'produce')
-      ? html`<div class="actions">
-          <button type="button" class="danger" onClick=${cancel}>Cancel timer</button>
-          ${peek?.found && !peek.encrypted && !peek.payloadZstd
-            ? html`<form class="row" onSubmit=${reschedule}>
-                <label>New delay (seconds) <input type="number" min="0" step="any" value=${delay} onInput=${(e: Event) => setDelay((e.target as HTMLInputElement).value)} /></label>
-                <button type="submit">Reschedule</button>
-              </form>`
-            : peek?.found
-              ? html`<p class="muted">Reschedule resends the payload; this one is stored ${peek.encrypted ? 'encrypted' : 'compressed'}, so reschedule it from its producer.</p>`
-              : null}
-        </div>`
-      : html`<p class="muted">This token has no produce grant: cancel and reschedule are hidden.</p>`}
+    ${
+      peek?.found &&
+      html`<dl class="facts">
+          <dt>Fires</dt>
+          <dd>${instant(peek.deliverAt)} (${relative(peek.deliverAt)})</dd>
+          <dt>Partition</dt>
+          <dd>${peek.partition}</dd>
+          <dt>State</dt>
+          <dd>
+            ${peek.claimed ? 'claimed by a sweeper' : 'pending'}; ${peek.attempts}
+            attempt(s)${peek.lastError ? `; last error: ${peek.lastError}` : ''}
+          </dd>
+          <dt>Producer</dt>
+          <dd>${peek.producerSub}</dd>
+          <dt>txn</dt>
+          <dd><code>${peek.txn}</code></dd>
+        </dl>
+        <${PayloadView} peek=${peek} />`
+    }
+    ${
+      can(me, 'produce')
+        ? html`<div class="actions">
+            <button type="button" class="danger" onClick=${cancel}>Cancel timer</button>
+            ${
+              peek?.found && !peek.encrypted && !peek.payloadZstd
+                ? html`<form class="row" onSubmit=${reschedule}>
+                    <label
+                      >New delay (seconds)
+                      <input
+                        type="number"
+                        min="0"
+                        step="any"
+                        value=${delay}
+                        onInput=${(e: Event) => setDelay((e.target as HTMLInputElement).value)}
+                    /></label>
+                    <button type="submit">Reschedule</button>
+                  </form>`
+                : peek?.found
+                  ? html`<p class="muted">
+                      Reschedule resends the payload; this one is stored ${peek.encrypted ? 'encrypted' : 'compressed'}, so reschedule it
+                      from its producer.
+                    </p>`
+                  : null
+            }
+          </div>`
+        : html`<p class="muted">This token has no produce grant: cancel and reschedule are hidden.</p>`
+    }
     <${Outcome} text=${outcome?.text ?? null} kind=${outcome?.kind} />
   </section>`;
 }
@@ -148,44 +169,54 @@ function TimerList({ queue, onOpen }: { queue: string; onOpen: (key: string) => 
     <h2 id="h-pending">Pending timers</h2>
     <div class="row">
       <div role="group" aria-label="Order">
-        <button type="button" aria-pressed=${order === 'deliverAt'} onClick=${() => (setOrder('deliverAt'), setPrefix(''))}>By fire time</button>
+        <button type="button" aria-pressed=${order === 'deliverAt'} onClick=${() => (setOrder('deliverAt'), setPrefix(''))}>
+          By fire time
+        </button>
         <button type="button" aria-pressed=${order === 'key'} onClick=${() => setOrder('key')}>By key</button>
       </div>
       <form role="search" class="row" onSubmit=${search}>
-        <label>Key prefix <input type="search" value=${typed} onInput=${(e: Event) => setTyped((e.target as HTMLInputElement).value)} /></label>
+        <label
+          >Key prefix <input type="search" value=${typed} onInput=${(e: Event) => setTyped((e.target as HTMLInputElement).value)}
+        /></label>
         <button type="submit">Search</button>
       </form>
     </div>
     <${Failure} error=${list.error} />
-    ${list.data &&
-    html`<table class="timers">
-        <caption>
-          ${order === 'deliverAt' ? 'By fire time' : `By key${prefix ? `, starting with "${prefix}"` : ''}`}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Fires</th>
-            <th scope="col">State</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Payload</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${list.data.rows.map(
-            (t: TimerRow) =>
-              html`<tr data-key=${t.timerKey}>
-                <th scope="row"><button type="button" class="linkish" onClick=${() => onOpen(t.timerKey)} aria-label=${`Open timer ${t.timerKey}`}>${t.timerKey}</button></th>
-                <td>${instant(t.deliverAt)} <span class="muted">(${relative(t.deliverAt)})</span></td>
-                <td>${t.claimed ? 'claimed' : 'pending'}</td>
-                <td class="num">${t.attempts}</td>
-                <td>${t.encrypted ? 'encrypted' : t.payloadZstd ? 'compressed' : 'plain'}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-      ${list.data.rows.length === 0 ? html`<p>No pending timer${prefix ? ` whose key starts with "${prefix}"` : ''}.</p>` : null}
-      <${Pager} nextAfter=${list.data.nextAfter} truncated=${list.data.truncated} label="Timers" />`}
+    ${
+      list.data &&
+      html`<table class="timers">
+          <caption>
+            ${order === 'deliverAt' ? 'By fire time' : `By key${prefix ? `, starting with "${prefix}"` : ''}`}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Fires</th>
+              <th scope="col">State</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Payload</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${list.data.rows.map(
+              (t: TimerRow) =>
+                html`<tr data-key=${t.timerKey}>
+                  <th scope="row">
+                    <button type="button" class="linkish" onClick=${() => onOpen(t.timerKey)} aria-label=${`Open timer ${t.timerKey}`}>
+                      ${t.timerKey}
+                    </button>
+                  </th>
+                  <td>${instant(t.deliverAt)} <span class="muted">(${relative(t.deliverAt)})</span></td>
+                  <td>${t.claimed ? 'claimed' : 'pending'}</td>
+                  <td class="num">${t.attempts}</td>
+                  <td>${t.encrypted ? 'encrypted' : t.payloadZstd ? 'compressed' : 'plain'}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+        ${list.data.rows.length === 0 ? html`<p>No pending timer${prefix ? ` whose key starts with "${prefix}"` : ''}.</p>` : null}
+        <${Pager} nextAfter=${list.data.nextAfter} truncated=${list.data.truncated} label="Timers" />`
+    }
     ${!list.data && !list.error ? html`<${Loading} what="timers" />` : null}
   </section>`;
 }
@@ -197,19 +228,36 @@ export function Queue({ queue }: { queue: string }) {
   return html`<section aria-labelledby="h-queue">
     <h1 id="h-queue">Queue <code>${queue}</code></h1>
     <${Failure} error=${o.error} />
-    ${row &&
-    html`<table class="facts-table" data-queue=${queue}>
-      <caption>
-        Now
-      </caption>
-      <tbody>
-        <tr><th scope="row">Pending</th><${CountCell} c=${row.pending} col="pending" /></tr>
-        <tr><th scope="row">Due in the next minute / hour / day</th><td class="num" data-col="due">${count(row.due.nextMinute)} / ${count(row.due.nextHour)} / ${count(row.due.nextDay)}</td></tr>
-        <tr><th scope="row">Overdue (over 5 s)</th><td class="num" data-col="overdue">${count(row.overdue)} (${count(row.overdueOver5s)})</td></tr>
-        <tr><th scope="row">Claimed</th><${CountCell} c=${row.claimed} col="claimed" /></tr>
-        <tr><th scope="row">DLQ</th><${CountCell} c=${row.deadLetters} col="dlq" /></tr>
-      </tbody>
-    </table>`}
+    ${
+      row &&
+      html`<table class="facts-table" data-queue=${queue}>
+        <caption>
+          Now
+        </caption>
+        <tbody>
+          <tr>
+            <th scope="row">Pending</th>
+            <${CountCell} c=${row.pending} col="pending" />
+          </tr>
+          <tr>
+            <th scope="row">Due in the next minute / hour / day</th>
+            <td class="num" data-col="due">${count(row.due.nextMinute)} / ${count(row.due.nextHour)} / ${count(row.due.nextDay)}</td>
+          </tr>
+          <tr>
+            <th scope="row">Overdue (over 5 s)</th>
+            <td class="num" data-col="overdue">${count(row.overdue)} (${count(row.overdueOver5s)})</td>
+          </tr>
+          <tr>
+            <th scope="row">Claimed</th>
+            <${CountCell} c=${row.claimed} col="claimed" />
+          </tr>
+          <tr>
+            <th scope="row">DLQ</th>
+            <${CountCell} c=${row.deadLetters} col="dlq" />
+          </tr>
+        </tbody>
+      </table>`
+    }
     ${o.data && !row ? html`<p>No queue named ${queue} in this tenant (yet).</p>` : null}
     ${open ? html`<${TimerPanel} queue=${queue} timerKey=${open} onClose=${() => setOpen(null)} />` : null}
     <section aria-labelledby="h-forecast">

@@ -26,7 +26,17 @@ function shiftWords(o: Occurrence, prev: Occurrence | undefined): string | null 
   return changed ? `DST: offset changes ${prev ? offsetOf(prev.local) : ''} → ${offsetOf(o.local)}` : null;
 }
 
-function Detail({ queue, scheduleKey, onEdit, onDeleted }: { queue: string; scheduleKey: string; onEdit: (s: ScheduleRow) => void; onDeleted: () => void }) {
+function Detail({
+  queue,
+  scheduleKey,
+  onEdit,
+  onDeleted,
+}: {
+  queue: string;
+  scheduleKey: string;
+  onEdit: (s: ScheduleRow) => void;
+  onDeleted: () => void;
+}) {
   const me = useMe();
   const [outcome, setOutcome] = useState<{ text: string; kind: 'ok' | 'error' } | null>(null);
   const q = useQuery(['schedule', queue, scheduleKey], () => api().schedules.get(queue, scheduleKey), 30_000);
@@ -46,41 +56,49 @@ function Detail({ queue, scheduleKey, onEdit, onDeleted }: { queue: string; sche
     <h2 id="h-schedule">Schedule <code>${scheduleKey}</code></h2>
     <${Failure} error=${q.error} />
     ${s && !s.found ? html`<p>No such schedule (deleted?).</p>` : null}
-    ${s?.found &&
-    html`<dl class="facts">
-        <dt>Cron</dt>
-        <dd><code>${s.cron}</code></dd>
-        <dt>Zone</dt>
-        <dd>${s.timezone}</dd>
-        <dt>Last fire</dt>
-        <dd>${s.lastAt ? `${instant(s.lastAt)} (${relative(s.lastAt)})` : 'not yet'}</dd>
-        <dt>Revision</dt>
-        <dd>${s.revision}</dd>
-      </dl>
-      <table class="occurrences">
-        <caption>
-          Next occurrences
-        </caption>
-        <thead>
-          <tr><th scope="col">On the schedule's clock</th><th scope="col">Your time</th><th scope="col">Note</th></tr>
-        </thead>
-        <tbody>
-          ${(s.nextOccurrences as Occurrence[]).map((o, i, all) => {
-            const note = shiftWords(o, all[i - 1]);
-            return html`<tr class=${note ? 'dst' : ''}>
-              <td><code>${o.local}</code></td>
-              <td>${instant(o.at)}</td>
-              <td>${note ? html`<strong>${note}</strong>` : ''}</td>
-            </tr>`;
-          })}
-        </tbody>
-      </table>
-      ${can(me, 'produce')
-        ? html`<div class="row actions">
-            <button type="button" onClick=${() => onEdit(s as unknown as ScheduleRow)}>Edit</button>
-            <button type="button" class="danger" onClick=${remove}>Delete schedule</button>
-          </div>`
-        : null}`}
+    ${
+      s?.found &&
+      html`<dl class="facts">
+          <dt>Cron</dt>
+          <dd><code>${s.cron}</code></dd>
+          <dt>Zone</dt>
+          <dd>${s.timezone}</dd>
+          <dt>Last fire</dt>
+          <dd>${s.lastAt ? `${instant(s.lastAt)} (${relative(s.lastAt)})` : 'not yet'}</dd>
+          <dt>Revision</dt>
+          <dd>${s.revision}</dd>
+        </dl>
+        <table class="occurrences">
+          <caption>
+            Next occurrences
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">On the schedule's clock</th>
+              <th scope="col">Your time</th>
+              <th scope="col">Note</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${(s.nextOccurrences as Occurrence[]).map((o, i, all) => {
+              const note = shiftWords(o, all[i - 1]);
+              return html`<tr class=${note ? 'dst' : ''}>
+                <td><code>${o.local}</code></td>
+                <td>${instant(o.at)}</td>
+                <td>${note ? html`<strong>${note}</strong>` : ''}</td>
+              </tr>`;
+            })}
+          </tbody>
+        </table>
+        ${
+          can(me, 'produce')
+            ? html`<div class="row actions">
+                <button type="button" onClick=${() => onEdit(s as unknown as ScheduleRow)}>Edit</button>
+                <button type="button" class="danger" onClick=${remove}>Delete schedule</button>
+              </div>`
+            : null
+        }`
+    }
     <${Outcome} text=${outcome?.text ?? null} kind=${outcome?.kind} />
   </section>`;
 }
@@ -95,7 +113,17 @@ interface Draft {
 }
 const EMPTY: Draft = { scheduleKey: '', cron: '0 9 * * *', timezone: 'UTC', payload: '{}', partition: '', editing: false };
 
-function Editor({ queue, draft, onSaved, onCancel }: { queue: string; draft: Draft; onSaved: (key: string) => void; onCancel: () => void }) {
+function Editor({
+  queue,
+  draft,
+  onSaved,
+  onCancel,
+}: {
+  queue: string;
+  draft: Draft;
+  onSaved: (key: string) => void;
+  onCancel: () => void;
+}) {
   const [d, setD] = useState(draft);
   useEffect(() => setD(draft), [draft]);
   const [outcome, setOutcome] = useState<{ text: string; kind: 'ok' | 'error' } | null>(null);
@@ -127,7 +155,7 @@ function Editor({ queue, draft, onSaved, onCancel }: { queue: string; draft: Dra
   };
   return html`<form class="panel editor" onSubmit=${save} aria-labelledby="h-editor">
     <h2 id="h-editor">${d.editing ? `Edit schedule ${d.scheduleKey}` : 'New schedule'}</h2>
-    <label>Key <input required value=${d.scheduleKey} readOnly=${d.editing} onInput=${field('scheduleKey')} /></label>
+    <label>Key <input required value=${d.scheduleKey} readonly=${d.editing} onInput=${field('scheduleKey')} /></label>
     <label>Cron (5 or 6 fields) <input required value=${d.cron} onInput=${field('cron')} /></label>
     <label>Zone (IANA) <input value=${d.timezone} onInput=${field('timezone')} /></label>
     <label>Partition <input value=${d.partition} placeholder="Default" onInput=${field('partition')} /></label>
@@ -158,25 +186,43 @@ export function Schedules({ queue }: { queue?: string }) {
     ${queue && draft ? html`<${Editor} queue=${queue} draft=${draft} onSaved=${(k: string) => (setDraft(null), setOpen(k))} onCancel=${() => setDraft(null)} />` : null}
     ${queue && open ? html`<${Detail} queue=${queue} scheduleKey=${open} onEdit=${edit} onDeleted=${() => setOpen(null)} />` : null}
     <${Failure} error=${list.error} />
-    ${list.data &&
-    html`<table class="schedules">
-        <thead>
-          <tr><th scope="col">Key</th><th scope="col">Cron</th><th scope="col">Zone</th><th scope="col">Next</th><th scope="col">Last fire</th></tr>
-        </thead>
-        <tbody>
-          ${list.data.rows.map(
-            (s) => html`<tr data-key=${s.scheduleKey}>
-              <th scope="row"><button type="button" class="linkish" onClick=${() => setOpen(s.scheduleKey)} aria-label=${`Open schedule ${s.scheduleKey}`}>${s.scheduleKey}</button></th>
-              <td><code>${s.cron}</code></td>
-              <td>${s.timezone}</td>
-              <td>${instant(s.nextAt)}</td>
-              <td>${s.lastAt ? instant(s.lastAt) : 'not yet'}</td>
-            </tr>`,
-          )}
-        </tbody>
-      </table>
-      ${list.data.rows.length === 0 ? html`<p>No schedule in this queue.</p>` : null}
-      <${Pager} nextAfter=${list.data.nextAfter} truncated=${list.data.truncated} label="Schedules" />`}
+    ${
+      list.data &&
+      html`<table class="schedules">
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Cron</th>
+              <th scope="col">Zone</th>
+              <th scope="col">Next</th>
+              <th scope="col">Last fire</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${list.data.rows.map(
+              (s) =>
+                html`<tr data-key=${s.scheduleKey}>
+                  <th scope="row">
+                    <button
+                      type="button"
+                      class="linkish"
+                      onClick=${() => setOpen(s.scheduleKey)}
+                      aria-label=${`Open schedule ${s.scheduleKey}`}
+                    >
+                      ${s.scheduleKey}
+                    </button>
+                  </th>
+                  <td><code>${s.cron}</code></td>
+                  <td>${s.timezone}</td>
+                  <td>${instant(s.nextAt)}</td>
+                  <td>${s.lastAt ? instant(s.lastAt) : 'not yet'}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+        ${list.data.rows.length === 0 ? html`<p>No schedule in this queue.</p>` : null}
+        <${Pager} nextAfter=${list.data.nextAfter} truncated=${list.data.truncated} label="Schedules" />`
+    }
     ${queue && !list.data && !list.error ? html`<${Loading} what="schedules" />` : null}
   </section>`;
 }
