@@ -20,6 +20,11 @@
 //   peers     queen-timers beside graphile-worker, pg-boss and BullMQ, each with its default and its
 //             fastest documented settings, on the three measures above; one markdown table
 //             (bench/peers.ts; --quick for a smoke run; needs `cd bench/peers && npm ci` first)
+//   dashboard the dashboard's read routes on one queue of --pending=N timers (default 5,000,000)
+//             inserted in SQL: overview, forecast, fire lag, lists, beside a peek (bench/dashboard.ts;
+//             not in the default set). Target: overview p99 ≤ 200 ms
+//   fire-history  the fire twice with the fire-lag history recorded and flushed every 5 s and
+//             twice without, alternating, and the ratio (not in the default set)
 //   cli       the queen-timers CLI's start: `--help` through the compiled bin, 10 runs, median
 //             beside plain `node -e ''`, and beside `npx queen-timers` and the sources through tsx
 //             (no broker; not in the default set)
@@ -35,6 +40,9 @@ import { createBroker, type Broker } from '../src/broker.ts';
 import { loadConfig } from '../src/config.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
 import { startSweeper } from '../src/sweeper/index.ts';
+import { FireHistory, fireHistoryFlushDuty } from '../src/maintenance/fireHistory.ts';
+import { startDuty } from '../src/maintenance/loop.ts';
+import { measureDashboard } from './dashboard.ts';
 import { measureFootprint } from './footprint.ts';
 import { client, measureLog } from './log.ts';
 import { measureSoak } from './soak.ts';
@@ -105,7 +113,7 @@ async function pgNow(sql: pg.Pool): Promise<number> {
   return (await sql.query(`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0].t;
 }
 
-async function measureFire(broker: Broker, sql: pg.Pool) {
+async function measureFire(broker: Broker, sql: pg.Pool, label = 'fire'): Promise<number> {
   await reset(sql);
   await insertTimers(sql, N, 'f', -1000, 0);
   await sql.query('VACUUM timers');
@@ -139,7 +147,7 @@ async function measureFire(broker: Broker, sql: pg.Pool) {
   const rate = N / seconds;
   const rawRate = N / rawSeconds;
   emit({
-    measure: 'fire',
+    measure: label,
     n: N,
     batchSize: broker.services.config.QUEEN_SWEEPER_BATCH_SIZE,
     seconds: round(seconds, 3),
@@ -148,6 +156,34 @@ async function measureFire(broker: Broker, sql: pg.Pool) {
     rawFramesPerSec: Math.round(rawRate),
     ratio: round(rate / rawRate, 3),
   });
+  return rate;
+}
+
+/**
+ * `fire-history`: the fire with the fire-lag history as a sweeping broker keeps it (recorded per
+ * fire, flushed every 5 s by its duty) and with a recorder that drops everything, alternating
+ * off/on twice so the machine's drift falls on both; the ratio of the summed rates.
+ */
+async function measureFireHistory(broker: Broker, sql: pg.Pool) {
+  const real = broker.services.fireHistory;
+  const dropped = new FireHistory();
+  dropped.record = () => {};
+  let off = 0;
+  let on = 0;
+  for (let i = 0; i < 2; i++) {
+    broker.services.fireHistory = dropped;
+    off += await measureFire(broker, sql, 'fireWithoutHistory');
+    broker.services.fireHistory = real;
+    const duty = startDuty(fireHistoryFlushDuty(broker.db.pool, real), { log: broker.app.log, metrics: broker.services.metrics });
+    try {
+      on += await measureFire(broker, sql, 'fireWithHistory');
+    } finally {
+      await duty.stop();
+      await duty.runOnce();
+    }
+  }
+  const rows = (await sql.query(`SELECT coalesce(sum(fired), 0)::float8 AS n FROM fire_lag_minutes`)).rows[0].n;
+  emit({ measure: 'fire-history', withOverWithout: round(on / off, 3), historyRows: rows, expectedFired: 2 * N });
 }
 
 /**
@@ -508,6 +544,8 @@ async function main() {
       else if (m === 'trickle') await measureTrickle(broker, sql);
       else if (m === 'schedule') await measureSchedule(broker, sql, base);
       else if (m === 'volume') await measureVolume(bench);
+      else if (m === 'fire-history') await measureFireHistory(broker, sql);
+      else if (m === 'dashboard') await measureDashboard({ sql, base, secret: SECRET, pending: flag('pending', 5_000_000), emit });
       else if (m === 'soak') {
         await measureSoak({
           broker,

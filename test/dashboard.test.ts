@@ -6,6 +6,7 @@ import { COUNT_CAP } from '../src/services/dashboard/counts.ts';
 import { FORECAST_CAP } from '../src/services/dashboard/forecast.ts';
 import { fireHistoryPruneDuty } from '../src/maintenance/fireHistory.ts';
 import { createSweeper } from '../src/sweeper/index.ts';
+import { shownOccurrences } from '../src/services/schedules/occurrences.ts';
 import { prefixEnd } from '../src/services/timers/read.ts';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { ack, pop, push } from './helpers/log.ts';
@@ -213,8 +214,10 @@ describe('GET /api/v1/fire-lag', () => {
     expect((await api(tb, 'GET', '/api/v1/overview?queue=lag')).body.rows[0].fired.lastHour).toBe(2);
   });
 
-  it('refuses minutes outside 1..1440, naming the field', async () => {
-    const res = await api(tb, 'GET', '/api/v1/fire-lag?minutes=1441');
+  it('clamps minutes to 1..1440 instead of refusing them; a non-number is refused, naming the field', async () => {
+    expect((await api(tb, 'GET', '/api/v1/fire-lag?minutes=5000')).body.series).toHaveLength(1440);
+    expect((await api(tb, 'GET', '/api/v1/fire-lag?minutes=0')).body.series).toHaveLength(1);
+    const res = await api(tb, 'GET', '/api/v1/fire-lag?minutes=ten');
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'validation_failed', field: 'minutes' });
   });
@@ -455,5 +458,43 @@ describe('isolation and grants', () => {
       deadLetters: exact(0),
       log: { frames: exact(0), groups: [] },
     });
+  });
+});
+
+describe('schedule occurrences with their DST shifts', () => {
+  const at = (iso: string) => Date.parse(iso);
+
+  it('flags a time the zone skips (fires at the shift) and the offset change after it', () => {
+    const shown = shownOccurrences({ cron: '30 2 * * *', timezone: 'Europe/Berlin' }, at('2027-03-26T12:00:00Z'), 3);
+    expect(shown).toEqual([
+      { at: '2027-03-27T01:30:00.000000Z', local: '2027-03-27T02:30:00+01:00', dstShift: null, offsetChanged: false },
+      { at: '2027-03-28T01:00:00.000000Z', local: '2027-03-28T03:00:00+02:00', dstShift: 'skipped', offsetChanged: true },
+      { at: '2027-03-29T00:30:00.000000Z', local: '2027-03-29T02:30:00+02:00', dstShift: null, offsetChanged: false },
+    ]);
+  });
+
+  it('flags a time the zone repeats (fires the first time)', () => {
+    const shown = shownOccurrences({ cron: '30 2 * * *', timezone: 'Europe/Berlin' }, at('2027-10-30T12:00:00Z'), 2);
+    expect(shown).toEqual([
+      { at: '2027-10-31T00:30:00.000000Z', local: '2027-10-31T02:30:00+02:00', dstShift: 'repeated', offsetChanged: false },
+      { at: '2027-11-01T01:30:00.000000Z', local: '2027-11-01T02:30:00+01:00', dstShift: null, offsetChanged: true },
+    ]);
+  });
+
+  it('GET shows ?occurrences= of them (clamped to 1..100), each with dstShift and offsetChanged', async () => {
+    const put = await api(tb, 'PUT', '/api/v1/schedules/sch/daily', {
+      body: { cron: '0 9 * * *', timezone: 'Europe/Berlin', payload: Buffer.from('{}').toString('base64') },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.nextOccurrences[0]).toEqual({
+      at: expect.stringMatching(INSTANT),
+      local: expect.any(String),
+      dstShift: null,
+      offsetChanged: expect.any(Boolean),
+    });
+    const got = await api(tb, 'GET', '/api/v1/schedules/sch/daily?occurrences=12');
+    expect(got.body.nextOccurrences).toHaveLength(12);
+    expect(got.body.lastAt).toBeNull();
+    expect((await api(tb, 'GET', '/api/v1/schedules/sch/daily?occurrences=500')).body.nextOccurrences).toHaveLength(100);
   });
 });

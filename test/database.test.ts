@@ -65,7 +65,8 @@ describe('migrations', () => {
       expected[table] = {};
       const colOf = (name: string) => model.fields.find((f: any) => f.name === name)?.dbName ?? name;
       for (const f of model.fields.filter((f: any) => f.kind === 'scalar')) {
-        const type = f.nativeType?.[0] === 'Uuid' ? 'uuid' : SQL_TYPE[f.type];
+        // A list (BigInt[]) is an array column: information_schema says ARRAY, whatever the element.
+        const type = f.isList ? 'ARRAY' : f.nativeType?.[0] === 'Uuid' ? 'uuid' : SQL_TYPE[f.type];
         expected[table][f.dbName ?? f.name] = { type, nullable: !f.isRequired };
       }
       const pk = model.primaryKey?.fields ?? model.fields.filter((f: any) => f.isId).map((f: any) => f.name);

@@ -63,7 +63,9 @@ describe('openapi.json', () => {
 
   it('documents the bounds the server enforces on integer query parameters, and the values it takes for booleans', () => {
     const bounded = queryParams.filter(({ p }) => p.schema.type === 'integer' && p.schema.minimum !== undefined);
-    expect(bounded.length).toBe(8); // batch, timeout, partitions on both pops; limit and offset on the DLQ
+    // batch, timeout, partitions on both pops; limit and offset on the DLQ; the fire-lag chart's
+    // minutes and a schedule's occurrences (both clamped, never refused)
+    expect(bounded.length).toBe(10);
     for (const { at, method, path, p } of bounded) {
       const field = zodField(method, path, p.name);
       expect([p.schema.minimum, p.schema.maximum], at).toEqual([0, QUERY_INT_MAX]);

@@ -170,9 +170,9 @@ describe('list', () => {
   });
 
   it('refuses an unknown query parameter', async () => {
-    const res = await api(tb, 'GET', '/api/v1/timers/list?prefix=a');
+    const res = await api(tb, 'GET', '/api/v1/timers/list?sort=a');
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'prefix' });
+    expect(res.body).toMatchObject({ code: 'unknown_field', field: 'sort' });
   });
 
   it('needs the read grant', async () => {

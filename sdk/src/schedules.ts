@@ -50,9 +50,21 @@ export class Schedules {
   }
 
   /** One schedule with its next occurrences, payload base64 as stored; a miss is `{found:false}`. */
-  async get(queue: string, scheduleKey: string, opts: CallOptions = {}): Promise<ScheduleGetResult> {
-    return (await this.http.request<ScheduleGetResult>({ method: 'GET', path: schedulePath(queue, scheduleKey), signal: opts.signal }))
-      .data;
+  async get(
+    queue: string,
+    scheduleKey: string,
+    opts: CallOptions & {
+      /** Upcoming occurrences shown, 1 to 100 (default 5), each with its DST shift. */ occurrences?: number | undefined;
+    } = {},
+  ): Promise<ScheduleGetResult> {
+    return (
+      await this.http.request<ScheduleGetResult>({
+        method: 'GET',
+        path: schedulePath(queue, scheduleKey),
+        query: { occurrences: opts.occurrences },
+        signal: opts.signal,
+      })
+    ).data;
   }
 
   /** One page of a queue's schedules, by scheduleKey in byte order, without payloads. */

@@ -1,7 +1,8 @@
 // The operator routes' wire (admin grant): tenants' plans and the cluster flags.
 import { z } from 'zod';
 import { route, tenantName } from './common.ts';
-import { clusterFlagsExample, putTenantInputExample, tenantListExample, tenantPlanExample } from './examples.ts';
+import { tenantListExample } from './dashboardExamples.ts';
+import { clusterFlagsExample, putTenantInputExample, tenantPlanExample } from './examples.ts';
 import { keysetPage } from './timers.ts';
 
 const planFields = {

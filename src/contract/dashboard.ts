@@ -8,7 +8,7 @@
 // sample), and it says which. src/services/dashboard/ implements them.
 import { z } from 'zod';
 import { instant, partitionName, queryInt, queueName, route } from './common.ts';
-import * as ex from './examples.ts';
+import * as ex from './dashboardExamples.ts';
 import { keysetPage } from './timers.ts';
 
 export const OVERVIEW_LIMIT_DEFAULT = 20;
@@ -33,6 +33,9 @@ export const countSchema = z
   })
   .meta({ id: 'Count', description: 'a number that would need a scan at volume, and how it was obtained' });
 export type Count = z.infer<typeof countSchema>;
+
+/** A count from the query string clamped to [min, max] (absent: the default). */
+export const clamp = (n: number | undefined, def: number, min: number, max: number) => Math.min(max, Math.max(min, n ?? def));
 
 /** A page size from the query string, clamped to [1, max] and never refused (as the timer list's). */
 export function pageLimit(raw: string | undefined, def: number, max: number): number {
@@ -248,13 +251,11 @@ export const dashboardRoutes = {
     path: '/api/v1/fire-lag',
     tags: ['dashboard'],
     summary: 'Fire lag p50/p99 and timers fired, per minute, over the last minutes (one queue or all the tenant’s)',
-    description: `The history is kept a day. \`minutes\` defaults to ${FIRE_LAG_MINUTES_DEFAULT}, at most ${FIRE_LAG_MINUTES_MAX}.`,
+    description: `The history is kept a day. \`minutes\` defaults to ${FIRE_LAG_MINUTES_DEFAULT} and is clamped to [1, ${FIRE_LAG_MINUTES_MAX}], never refused.`,
     errorResponses: READ_ERRORS,
     input: z.strictObject({
       queue: queueName.optional().describe('one queue (default: every queue of the tenant)'),
-      minutes: queryInt(`minutes of history, 1 to ${FIRE_LAG_MINUTES_MAX}`, FIRE_LAG_MINUTES_DEFAULT)
-        .refine((n) => n >= 1 && n <= FIRE_LAG_MINUTES_MAX, `must be 1 to ${FIRE_LAG_MINUTES_MAX}`)
-        .optional(),
+      minutes: queryInt(`minutes of history, clamped to [1, ${FIRE_LAG_MINUTES_MAX}]`, FIRE_LAG_MINUTES_DEFAULT).optional(),
     }),
     output: fireLagSchema,
   }),
@@ -314,8 +315,8 @@ export const dashboardRoutes = {
       after: z
         .string()
         .regex(/^\d{1,15}$/, 'must be a seq: the nextAfter of the previous page')
-        .optional()
-        .describe('exclusive cursor: the nextAfter (a seq) of the previous page'),
+        .describe('exclusive cursor: the nextAfter (a seq) of the previous page')
+        .optional(),
       limit: viewPage.limit,
     }),
     output: frameListSchema,

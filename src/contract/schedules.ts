@@ -3,13 +3,15 @@
 // implements them (occurrences.ts states the DST rules); src/routers/schedules.ts serves them.
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { base64Payload, instant, partitionName, queueName, route } from './common.ts';
+import { base64Payload, instant, partitionName, queryInt, queueName, route } from './common.ts';
 import * as ex from './examples.ts';
 import { keysetPage, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, pathKey, TIMER_KEY_MAX_BYTES } from './timers.ts';
 
 export const DELETE_SCHEDULE_ROUTE = 'DELETE /api/v1/schedules/:queue/*scheduleKey';
 /** How many upcoming occurrences PUT and GET show. */
 export const SHOWN_OCCURRENCES = 5;
+/** The most upcoming occurrences GET shows (?occurrences=). */
+export const MAX_SHOWN_OCCURRENCES = 100;
 export const DEFAULT_TIMEZONE = 'UTC';
 
 /**
@@ -87,6 +89,15 @@ const occurrenceSchema = z
   .object({
     at: instant,
     local: z.string().describe("the same instant on the schedule's wall clock, with its offset (2026-12-05T09:00:00+01:00)"),
+    dstShift: z
+      .enum(['skipped', 'repeated'])
+      .nullable()
+      .describe(
+        'skipped: the wall-clock time does not exist that day (clocks spring forward), it fires at the shift; repeated: it happens twice (clocks fall back), it fires the first time',
+      ),
+    offsetChanged: z
+      .boolean()
+      .describe("the zone's offset differs from the previous occurrence's (for the first: from now's): a DST change lies between"),
   })
   .meta({ id: 'ScheduleOccurrence' });
 
@@ -219,8 +230,12 @@ export const scheduleRoutes = {
     path: '/api/v1/schedules/{queue}/{scheduleKey}',
     tags: ['schedules'],
     summary: 'Read one schedule with its next occurrences; a miss is 200 {found:false}',
+    description: `\`occurrences\` (default ${SHOWN_OCCURRENCES}, clamped to [1, ${MAX_SHOWN_OCCURRENCES}]): how many upcoming occurrences to show, each with the DST shift that moved it.`,
     errorResponses: [400, 401, 403, 503],
-    input: z.strictObject(keyPath),
+    input: z.strictObject({
+      ...keyPath,
+      occurrences: queryInt(`upcoming occurrences shown, clamped to [1, ${MAX_SHOWN_OCCURRENCES}]`, SHOWN_OCCURRENCES).optional(),
+    }),
     output: getScheduleResultSchema,
     catchAll: 'scheduleKey',
   }),

@@ -275,11 +275,11 @@ export const timerRoutes = {
         queue: queueName,
         ...keysetPage,
         after: keysetPage.after.unwrap().max(LIST_CURSOR_MAX).optional(),
-        order: z.enum(LIST_ORDERS).optional().describe('key (default): by timerKey in byte order; deliverAt: soonest first, then by key'),
+        order: z.enum(LIST_ORDERS).describe('key (default): by timerKey in byte order; deliverAt: soonest first, then by key').optional(),
         prefix: utf8Key(TIMER_KEY_MAX_BYTES)
           .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
-          .optional()
-          .describe('only keys that start with it, in key order (a search by key prefix)'),
+          .describe('only keys that start with it, in key order (a search by key prefix)')
+          .optional(),
       })
       .superRefine((v, ctx) => {
         if (v.prefix !== undefined && v.order === 'deliverAt')

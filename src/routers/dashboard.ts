@@ -3,7 +3,9 @@
 import { openapiMeta } from '../contract/common.ts';
 import {
   dashboardRoutes as r,
+  clamp,
   FIRE_LAG_MINUTES_DEFAULT,
+  FIRE_LAG_MINUTES_MAX,
   OVERVIEW_LIMIT_DEFAULT,
   OVERVIEW_LIMIT_MAX,
   pageLimit,
@@ -57,7 +59,9 @@ export const dashboardRouter = router({
     .meta(openapiMeta(r.fireLag))
     .input(r.fireLag.input)
     .output(r.fireLag.output)
-    .query(({ ctx, input }) => fireLag(ctx, ctx.principal, input.queue, input.minutes ?? FIRE_LAG_MINUTES_DEFAULT)),
+    .query(({ ctx, input }) =>
+      fireLag(ctx, ctx.principal, input.queue, clamp(input.minutes, FIRE_LAG_MINUTES_DEFAULT, 1, FIRE_LAG_MINUTES_MAX)),
+    ),
 
   forecast: readProcedure
     .meta(openapiMeta(r.forecast))

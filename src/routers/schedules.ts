@@ -2,7 +2,7 @@
 // the timer routes': PUT needs produce (and passes the cluster block), GET needs read, DELETE any
 // valid credential of the tenant.
 import { openapiMeta } from '../contract/common.ts';
-import { scheduleRoutes as r } from '../contract/schedules.ts';
+import { MAX_SHOWN_OCCURRENCES, scheduleRoutes as r, SHOWN_OCCURRENCES } from '../contract/schedules.ts';
 import { listLimit } from '../contract/timers.ts';
 import { putSchedule } from '../services/schedules/put.ts';
 import { getSchedule, listSchedules } from '../services/schedules/read.ts';
@@ -26,7 +26,15 @@ export const schedulesRouter = router({
     .meta(openapiMeta(r.get))
     .input(r.get.input)
     .output(r.get.output)
-    .query(({ ctx, input }) => getSchedule(ctx, ctx.principal, input.queue, input.scheduleKey)),
+    .query(({ ctx, input }) =>
+      getSchedule(
+        ctx,
+        ctx.principal,
+        input.queue,
+        input.scheduleKey,
+        Math.min(MAX_SHOWN_OCCURRENCES, Math.max(1, input.occurrences ?? SHOWN_OCCURRENCES)),
+      ),
+    ),
 
   list: readProcedure
     .meta(openapiMeta(r.list))

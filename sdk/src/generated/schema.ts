@@ -88,7 +88,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one schedule with its next occurrences; a miss is 200 {found:false} */
+        /**
+         * Read one schedule with its next occurrences; a miss is 200 {found:false}
+         * @description `occurrences` (default 5, clamped to [1, 100]): how many upcoming occurrences to show, each with the DST shift that moved it.
+         */
         get: operations["schedules-get"];
         /**
          * Create or replace a recurring schedule: each occurrence of the cron expression becomes one timer in the queue
@@ -468,7 +471,7 @@ export interface paths {
         };
         /**
          * Fire lag p50/p99 and timers fired, per minute, over the last minutes (one queue or all the tenant’s)
-         * @description The history is kept a day. `minutes` defaults to 60, at most 1440.
+         * @description The history is kept a day. `minutes` defaults to 60 and is clamped to [1, 1440], never refused.
          */
         get: operations["dashboard-fireLag"];
         put?: never;
@@ -946,23 +949,33 @@ export interface components {
          *       "nextOccurrences": [
          *         {
          *           "at": "2026-11-30T08:00:00.000000Z",
-         *           "local": "2026-11-30T09:00:00+01:00"
+         *           "local": "2026-11-30T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-01T08:00:00.000000Z",
-         *           "local": "2026-12-01T09:00:00+01:00"
+         *           "local": "2026-12-01T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-02T08:00:00.000000Z",
-         *           "local": "2026-12-02T09:00:00+01:00"
+         *           "local": "2026-12-02T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-03T08:00:00.000000Z",
-         *           "local": "2026-12-03T09:00:00+01:00"
+         *           "local": "2026-12-03T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-04T08:00:00.000000Z",
-         *           "local": "2026-12-04T09:00:00+01:00"
+         *           "local": "2026-12-04T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         }
          *       ],
          *       "withdrawn": []
@@ -1004,6 +1017,10 @@ export interface components {
             at: string;
             /** @description the same instant on the schedule's wall clock, with its offset (2026-12-05T09:00:00+01:00) */
             local: string;
+            /** @description skipped: the wall-clock time does not exist that day (clocks spring forward), it fires at the shift; repeated: it happens twice (clocks fall back), it fires the first time */
+            dstShift: ("skipped" | "repeated") | null;
+            /** @description the zone's offset differs from the previous occurrence's (for the first: from now's): a DST change lies between */
+            offsetChanged: boolean;
         };
         ScheduleTimer: {
             /** @description the occurrence’s timer: `<scheduleKey>@<instant>` in the schedule’s queue */
@@ -1072,23 +1089,33 @@ export interface components {
          *       "nextOccurrences": [
          *         {
          *           "at": "2026-11-30T08:00:00.000000Z",
-         *           "local": "2026-11-30T09:00:00+01:00"
+         *           "local": "2026-11-30T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-01T08:00:00.000000Z",
-         *           "local": "2026-12-01T09:00:00+01:00"
+         *           "local": "2026-12-01T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-02T08:00:00.000000Z",
-         *           "local": "2026-12-02T09:00:00+01:00"
+         *           "local": "2026-12-02T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-03T08:00:00.000000Z",
-         *           "local": "2026-12-03T09:00:00+01:00"
+         *           "local": "2026-12-03T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         },
          *         {
          *           "at": "2026-12-04T08:00:00.000000Z",
-         *           "local": "2026-12-04T09:00:00+01:00"
+         *           "local": "2026-12-04T09:00:00+01:00",
+         *           "dstShift": null,
+         *           "offsetChanged": false
          *         }
          *       ]
          *     }
@@ -2453,7 +2480,9 @@ export interface operations {
                 after?: string;
                 /** @description page size, clamped to [1, 1000], never refused; empty or non-numeric → the default */
                 limit?: number;
+                /** @description key (default): by timerKey in byte order; deliverAt: soonest first, then by key */
                 order?: "key" | "deliverAt";
+                /** @description only keys that start with it, in key order (a search by key prefix) */
                 prefix?: string;
             };
             header?: never;
@@ -2652,7 +2681,10 @@ export interface operations {
     };
     "schedules-get": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description upcoming occurrences shown, clamped to [1, 100] */
+                occurrences?: number;
+            };
             header?: never;
             path: {
                 /**
@@ -5475,7 +5507,7 @@ export interface operations {
                  * @example reminders
                  */
                 queue?: string;
-                /** @description minutes of history, 1 to 1440 */
+                /** @description minutes of history, clamped to [1, 1440] */
                 minutes?: number;
             };
             header?: never;
@@ -6034,6 +6066,7 @@ export interface operations {
             query?: {
                 /** @description partition within the queue (default 'Default'); at most 256 bytes (UTF-8) */
                 partition?: string;
+                /** @description exclusive cursor: the nextAfter (a seq) of the previous page */
                 after?: string;
                 /** @description page size, clamped to [1, 200], never refused; empty or non-numeric → the default */
                 limit?: number;

@@ -12,7 +12,7 @@ import { samplePercent } from '../../maintenance/queueGauges.ts';
 type Deps = { db: Database };
 
 /** Timers one series reads before it estimates the rest. */
-export const FORECAST_CAP = 50_000;
+export const FORECAST_CAP = 20_000;
 /** Pages the estimate samples (8 kB each). */
 export const FORECAST_SAMPLE_PAGES = 1024;
 

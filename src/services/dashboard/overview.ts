@@ -26,9 +26,12 @@ type Deps = { db: Database; cluster: Pick<ClusterFlagsCache, 'get'> };
 
 const T = 'timers t WHERE t.tenant = $1 AND t.queue = q.name';
 
+/** Due timers read for the claimed count: a few sweeper batches' worth. */
+export const CLAIMED_SCAN = 2_000;
+
 /**
  * overview — $1 tenant, $2 exclusive queue cursor|null, $3 one queue|null, $4 limit + 1, $5 the
- * count cap. Locks: none. Rows: 0..$4 queues by name in byte order, each with its capped counts,
+ * count cap, $6 the due timers read for the claimed count. Locks: none. Rows: 0..$4 queues by name in byte order, each with its capped counts,
  * the age of its oldest due timer (the first entry of its deliver_at range) and the fires of the
  * last complete minute and the last hour (fire_lag_minutes).
  */
@@ -41,8 +44,12 @@ SELECT q.name AS queue,
   ${cappedCount(`${T} AND t.deliver_at <= now()`, '$5')} AS overdue,
   ${cappedCount(`${T} AND t.deliver_at <= now() - ${OVERDUE_WARNING_SECONDS} * interval '1 second'`, '$5')} AS overdue_5s,
   (SELECT extract(epoch FROM now() - min(t.deliver_at)) FROM ${T} AND t.deliver_at <= now())::float8 AS oldest_overdue,
-  -- A claim takes only due timers, so the claimed ones are among the due range.
-  ${cappedCount(`${T} AND t.deliver_at <= now() AND ${claimedSql('t')}`, '$5')} AS claimed,
+  -- A claim takes the oldest due timers first, so the claimed ones are at the start of the due
+  -- range: the first $6 due rows are read (heap rows: the claim's expiry is not in the index), not
+  -- every due row until $5 claimed ones are found.
+  (SELECT count(*) FILTER (WHERE ${claimedSql('d')}) FROM (SELECT t.claim_expires_at FROM ${T} AND t.deliver_at <= now()
+     ORDER BY t.deliver_at LIMIT $6) d)::int AS claimed,
+  (SELECT count(*) FROM (SELECT 1 FROM ${T} AND t.deliver_at <= now() LIMIT $6) d)::int AS claim_scanned,
   (SELECT coalesce(sum(f.fired), 0) FROM fire_lag_minutes f WHERE f.tenant = $1 AND f.queue = q.name
       AND f.minute = date_trunc('minute', now()) - interval '1 minute')::float8 AS fired_minute,
   (SELECT coalesce(sum(f.fired), 0) FROM fire_lag_minutes f WHERE f.tenant = $1 AND f.queue = q.name
@@ -66,6 +73,7 @@ interface Row {
   overdue_5s: number;
   oldest_overdue: number | null;
   claimed: number;
+  claim_scanned: number;
   fired_minute: number;
   fired_hour: number;
   dead_letters: number;
@@ -93,7 +101,14 @@ export async function overview(
   opts: { after: string | undefined; queue: string | undefined; limit: number },
 ): Promise<Overview> {
   const db = deps.db;
-  const r = await db.pool.query<Row>(OVERVIEW_SQL, [caller.tenant, opts.after ?? null, opts.queue ?? null, opts.limit + 1, COUNT_CAP]);
+  const r = await db.pool.query<Row>(OVERVIEW_SQL, [
+    caller.tenant,
+    opts.after ?? null,
+    opts.queue ?? null,
+    opts.limit + 1,
+    COUNT_CAP,
+    CLAIMED_SCAN,
+  ]);
   const page = r.rows.slice(0, opts.limit);
   // One statement after the other: an overview holds at most one of the request path's connections.
   const pendingEst = await estimated(db, 'timers', caller.tenant, page, (x) => x.pending);
@@ -110,7 +125,8 @@ export async function overview(
       overdue: capped(x.overdue),
       overdueOver5s: capped(x.overdue_5s),
       oldestOverdueSeconds: x.oldest_overdue === null ? null : Math.max(0, Number(x.oldest_overdue)),
-      claimed: capped(x.claimed),
+      // Every due timer read: exact; else claimed ones may lie past the rows read.
+      claimed: x.claim_scanned < CLAIMED_SCAN ? { value: x.claimed, basis: 'exact' } : { value: x.claimed, basis: 'at_least' },
       fired: { lastMinute: Number(x.fired_minute), lastHour: Number(x.fired_hour) },
       deadLetters: deadEst.get(x.queue) ?? capped(x.dead_letters),
       log: {

@@ -95,6 +95,11 @@ export function instantOf(timezone: string, wall: number): number {
 
 /** The first occurrence strictly after `afterMs`, or null when the expression has no more. */
 export function nextOccurrence(spec: ScheduleSpec, afterMs: number): number | null {
+  return nextWithWall(spec, afterMs)?.at ?? null;
+}
+
+/** The first occurrence after `afterMs` with the wall-clock time the expression named for it. */
+function nextWithWall(spec: ScheduleSpec, afterMs: number): { at: number; wall: number } | null {
   const p = pattern(spec.cron);
   // Occurrences are monotone in their wall-clock times, so the search starts at the wall clock of
   // `afterMs`; in the second pass of a repeated hour the first candidates stand for instants
@@ -105,7 +110,7 @@ export function nextOccurrence(spec: ScheduleSpec, afterMs: number): number | nu
     if (!next) return null;
     wall = next.getTime();
     const t = instantOf(spec.timezone, wall);
-    if (t > afterMs) return t;
+    if (t > afterMs) return { at: t, wall };
   }
   throw new Error(`no occurrence of "${spec.cron}" found within ${MAX_STEPS} steps`);
 }
@@ -155,6 +160,42 @@ export function countOccurrences(spec: ScheduleSpec, fromMs: number, toMs: numbe
     if (n >= cap && t > fromMs) return Math.round(((n - 1) * (toMs - fromMs)) / (t - fromMs));
   }
   return n;
+}
+
+/**
+ * What a zone's DST did to an occurrence: `skipped` — its wall-clock time does not exist that day
+ * (spring forward) and it fires at the shift; `repeated` — its wall-clock time happens twice (fall
+ * back) and it fires the first time; null — neither.
+ */
+export function dstShift(timezone: string, wall: number, at: number): 'skipped' | 'repeated' | null {
+  if (wallClock(timezone, at) !== wall) return 'skipped';
+  const offsets = new Set([offsetAt(timezone, wall - DAY_MS), offsetAt(timezone, wall), offsetAt(timezone, wall + DAY_MS)]);
+  const instants = [...offsets].map((o) => wall - o).filter((t) => wallClock(timezone, t) === wall);
+  return new Set(instants).size > 1 ? 'repeated' : null;
+}
+
+/**
+ * The next `n` occurrences after `nowMs` as the API shows them: the instant, the wall-clock time
+ * with its offset, the DST shift that moved or doubled it, and whether the zone's offset changed
+ * since the one before (for the first: since now).
+ */
+export function shownOccurrences(spec: ScheduleSpec, nowMs: number, n: number) {
+  const out: { at: string; local: string; dstShift: 'skipped' | 'repeated' | null; offsetChanged: boolean }[] = [];
+  let previousOffset = offsetAt(spec.timezone, nowMs);
+  for (let t = nowMs; out.length < n;) {
+    const next = nextWithWall(spec, t);
+    if (next === null) break;
+    t = next.at;
+    const offset = offsetAt(spec.timezone, t);
+    out.push({
+      at: isoInstant(t),
+      local: localTime(spec.timezone, t),
+      dstShift: dstShift(spec.timezone, next.wall, t),
+      offsetChanged: offset !== previousOffset,
+    });
+    previousOffset = offset;
+  }
+  return out;
 }
 
 /** An instant as the wire renders it: ISO 8601, UTC, microseconds (as src/db/sql.ts's isoSql). */

@@ -30,7 +30,7 @@ import { encryptingQueues, ensurePartitions } from '../queues.ts';
 import type { Caller, TimerDeps } from '../timers/deps.ts';
 import { admitAndMeter, quotaRefusal, rateRefusalBefore, weighStorage } from '../../plans/gates.ts';
 import { scheduleOp, seal } from '../timers/prepare.ts';
-import { isoInstant, localTime, nextOccurrence, nextOccurrences } from './occurrences.ts';
+import { isoInstant, nextOccurrence, nextOccurrences, shownOccurrences } from './occurrences.ts';
 import { MATERIALIZE_LOOKAHEAD_MS, SCHEDULE_TIMERS, TIMER_AT, timerOfSchedule, VIEW_COLUMNS, view, type ViewRow } from './rows.ts';
 
 export interface PutScheduleInput {
@@ -156,10 +156,7 @@ export async function putSchedule(deps: TimerDeps, caller: Caller, input: PutSch
     ok: true,
     status: done.row.inserted ? 'created' : 'replaced',
     ...view(done.row),
-    nextOccurrences: nextOccurrences(spec, done.nowMs, SHOWN_OCCURRENCES).map((at) => ({
-      at: isoInstant(at),
-      local: localTime(timezone, at),
-    })),
+    nextOccurrences: shownOccurrences(spec, done.nowMs, SHOWN_OCCURRENCES),
     withdrawn: done.withdrawn,
   };
 }

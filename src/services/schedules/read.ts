@@ -2,7 +2,7 @@
 import { SHOWN_OCCURRENCES, type GetScheduleResult, type ScheduleList } from '../../contract/schedules.ts';
 import type { Database } from '../../db/index.ts';
 import type { Caller } from '../timers/deps.ts';
-import { isoInstant, localTime, nextOccurrences } from './occurrences.ts';
+import { shownOccurrences } from './occurrences.ts';
 import { VIEW_COLUMNS, view, type ViewRow } from './rows.ts';
 
 type Deps = { db: Database };
@@ -31,16 +31,16 @@ export async function getSchedule(
   caller: Pick<Caller, 'tenant'>,
   queue: string,
   scheduleKey: string,
+  shown = SHOWN_OCCURRENCES,
 ): Promise<GetScheduleResult> {
   const r = await deps.db.pool.query<ViewRow & { payload: string; now_ms: number }>(GET_SQL, [caller.tenant, queue, scheduleKey]);
   const row = r.rows[0];
   if (!row) return { found: false as const };
-  const upcoming = nextOccurrences({ cron: row.cron, timezone: row.timezone }, Number(row.now_ms), SHOWN_OCCURRENCES);
   return {
     found: true as const,
     ...view(row),
     payload: row.payload,
-    nextOccurrences: upcoming.map((at) => ({ at: isoInstant(at), local: localTime(row.timezone, at) })),
+    nextOccurrences: shownOccurrences({ cron: row.cron, timezone: row.timezone }, Number(row.now_ms), shown),
   };
 }
 

@@ -72,13 +72,14 @@ SELECT ${VIEW_COLUMNS} FROM timers
 /**
  * listByDeliverAt — $1 tenant, $2 queue, $3 cursor deliverAt|null, $4 cursor key, $5 limit + 1.
  * No lock. Walks timers_queue_deliver_at from the cursor's instant (ties by key, an incremental
- * sort of the equal instants). Rows: 0..$5, soonest first.
+ * sort of the equal instants). Rows: 0..$5, soonest first. The ORDER BY names the table's column:
+ * a bare deliver_at would be the output column of that name (text), sorted whole.
  */
 const LIST_BY_DELIVER_AT_SQL = `
 SELECT ${VIEW_COLUMNS} FROM timers
  WHERE tenant = $1 AND queue = $2
    AND ($3::timestamptz IS NULL OR (deliver_at >= $3::timestamptz AND (deliver_at > $3::timestamptz OR timer_key > $4::text COLLATE "C")))
- ORDER BY deliver_at, timer_key COLLATE "C" LIMIT $5`;
+ ORDER BY timers.deliver_at, timers.timer_key COLLATE "C" LIMIT $5`;
 
 /**
  * The least string above every string that starts with `prefix`, in byte order (UTF-8 byte order
