@@ -70,7 +70,8 @@ async function signIn(token: string) {
 describe.skipIf(skip)(title, () => {
   beforeAll(async () => {
     if (!haveChromium) throw new Error(`${CHROMIUM} is missing in CI: .ci/setup-extra should have installed it`);
-    tb = await startTestBroker({ listen: true, sweeper: true });
+    // The cell's horizon reaches a year, so that a March occurrence can be scheduled whenever this runs.
+    tb = await startTestBroker({ listen: true, sweeper: true, env: { QUEEN_DEFAULT_HORIZON_SECONDS: String(400 * 86_400) } });
     folder = mkdtempSync(join(tmpdir(), 'qt-dashboard-'));
     console.log(`dashboard screenshots: ${folder}`);
     devToken = await tb.token({ tenant: TENANT, sub: 'dev', grants: ['produce', 'consume', 'read'] });
@@ -82,13 +83,14 @@ describe.skipIf(skip)(title, () => {
     await qt.timers.schedule({ queue: 'reminders', timerKey: 'cart/9', delayMs: 30 * 60_000, payload: 'plain words' });
     for (let i = 0; i < 3; i++)
       await qt.timers.schedule({ queue: 'billing', timerKey: `invoice-${i}`, delayMs: (2 + i) * 86_400_000, payload: { i } });
-    // A schedule (in a zone with daylight saving time).
+    // A schedule across a daylight-saving change: Sundays of March and April at 02:30 in Rome,
+    // where 02:30 does not exist on the last Sunday of March.
     await qt.schedules.put({
       queue: 'reminders',
-      scheduleKey: 'daily-digest',
-      cron: '0 9 * * *',
+      scheduleKey: 'sunday-report',
+      cron: '30 2 * 3,4 0',
       timezone: 'Europe/Rome',
-      payload: { digest: true },
+      payload: { report: true },
     });
     // A consumer group with lag, and a dead letter it gave up on.
     await qt.log.pushMany([
@@ -195,7 +197,9 @@ describe.skipIf(skip)(title, () => {
 
   it('reschedules a timer by a new delay', async () => {
     await page.getByRole('button', { name: 'Open timer user/3' }).click();
+    await textOf(page.locator('pre.payload'), /"remind": 3/);
     await page.getByLabel('New delay (seconds)').fill('7200');
+    expect(await page.getByLabel('New delay (seconds)').inputValue()).toBe('7200');
     await page.getByRole('button', { name: 'Reschedule' }).click();
     expect(await textOf(page.locator('.panel .outcome'), /^rescheduled/)).toMatch(
       /^rescheduled: fires in 1 h 59 min|^rescheduled: fires in 2 h/,
@@ -238,12 +242,17 @@ describe.skipIf(skip)(title, () => {
 
   it('the schedules view shows the cron, zone and next occurrences the API gives', async () => {
     await page.goto(`${tb.url}/ui/schedules/reminders`);
-    await page.getByRole('button', { name: 'Open schedule daily-digest' }).click();
-    const s = await qt.schedules.get('reminders', 'daily-digest');
+    await page.getByRole('button', { name: 'Open schedule sunday-report' }).click();
+    const s = await qt.schedules.get('reminders', 'sunday-report', { occurrences: 10 });
     if (!s.found) throw new Error('the schedule is missing');
     await page.locator('table.occurrences tbody tr').first().waitFor({ timeout: WAIT });
     const locals = await page.locator('table.occurrences tbody tr td:first-child').allInnerTexts();
     expect(locals).toEqual(s.nextOccurrences.map((o) => o.local));
+    // A row is flagged exactly when the API says daylight saving time touches it.
+    const flagged = await page.locator('table.occurrences tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-dst')));
+    expect(flagged).toEqual(s.nextOccurrences.map((o) => (o.dstShift || o.offsetChanged ? 'yes' : 'no')));
+    expect(s.nextOccurrences.some((o) => o.dstShift === 'skipped')).toBe(true);
+    expect(await page.locator('table.occurrences').innerText()).toContain('does not exist that day');
     expect(await page.locator('.panel .facts').innerText()).toContain('Europe/Rome');
     await shot('schedules');
   });

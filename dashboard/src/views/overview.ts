@@ -1,10 +1,15 @@
 // Overview: per queue of the caller's tenant, what is pending, due soon, overdue, claimed, fired,
 // dead-lettered and waiting in the log; fire lag p50/p99 over the last hour; warnings in words.
 import { html } from 'htm/preact';
+import type { GroupLag } from '../../../sdk/src/index.ts';
 import { api, useQuery } from '../api.ts';
 import { Chart } from '../chart.ts';
 import { count, num } from '../format.ts';
 import { BASE, CountCell, Failure, Link, Loading, seg, usePager } from '../ui.ts';
+
+/** "workers: 2 behind, oldest 23 s" */
+const lagWords = (g: GroupLag) =>
+  `${g.consumerGroup}: ${count(g.framesBehind)} behind${g.oldestUnconsumedAgeSeconds !== null ? `, oldest ${Math.round(g.oldestUnconsumedAgeSeconds)} s` : ''}`;
 
 export function FireLagChart({ queue }: { queue?: string }) {
   const lag = useQuery(['fire-lag', queue ?? null], () => api().dashboard.fireLag({ queue, minutes: 60 }), 10_000);
@@ -92,15 +97,7 @@ export function Overview() {
                       ${
                         r.log.groups.length === 0
                           ? html`<span class="muted">no groups</span>`
-                          : r.log.groups.map(
-                              (g) =>
-                                html`<div data-group=${g.consumerGroup}>
-                                  ${g.consumerGroup}: ${count(g.framesBehind)}
-                                  behind${
-                                    g.oldestUnconsumedAgeSeconds !== null ? `, oldest ${Math.round(g.oldestUnconsumedAgeSeconds)} s` : ''
-                                  }
-                                </div>`,
-                            )
+                          : r.log.groups.map((g) => html`<div data-group=${g.consumerGroup}>${lagWords(g)}</div>`)
                       }
                       ${r.log.groupsTruncated ? html`<div class="muted">more groups in the Log view</div>` : null}
                     </td>

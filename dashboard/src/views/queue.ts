@@ -259,7 +259,7 @@ export function Queue({ queue }: { queue: string }) {
       </table>`
     }
     ${o.data && !row ? html`<p>No queue named ${queue} in this tenant (yet).</p>` : null}
-    ${open ? html`<${TimerPanel} queue=${queue} timerKey=${open} onClose=${() => setOpen(null)} />` : null}
+    ${open ? html`<${TimerPanel} key=${open} queue=${queue} timerKey=${open} onClose=${() => setOpen(null)} />` : null}
     <section aria-labelledby="h-forecast">
       <h2 id="h-forecast">Forecast</h2>
       <${Forecast} queue=${queue} />

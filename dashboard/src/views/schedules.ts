@@ -2,29 +2,23 @@
 // schedule's next occurrences with the daylight-saving shifts flagged, and create/edit/delete.
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { decodePayload, type ScheduleRow } from '../../../sdk/src/index.ts';
+import { decodePayload, type ScheduleOccurrence, type ScheduleRow } from '../../../sdk/src/index.ts';
 import { api, errorText, invalidate, useQuery } from '../api.ts';
 import { instant, relative } from '../format.ts';
 import { BASE, can, confirmAction, Failure, Loading, Outcome, useMe, usePager } from '../ui.ts';
 import { QueuePicker } from './log.ts';
 
-interface Occurrence {
-  at: string;
-  local: string;
-  dstShift?: 'skipped' | 'repeated' | null;
-  offsetChanged?: boolean;
+type Occurrence = ScheduleOccurrence;
+
+/** What daylight saving time does to an occurrence, in words (the API's flags); null: nothing. */
+function shiftWords(o: Occurrence): string | null {
+  if (o.dstShift === 'skipped') return 'DST: this wall-clock time does not exist that day (clocks spring forward); it fires at the shift';
+  if (o.dstShift === 'repeated') return 'DST: this wall-clock time happens twice that day (clocks fall back); it fires the first time';
+  return o.offsetChanged ? `DST: the zone's offset changes before this one (now ${offsetOf(o.local)})` : null;
 }
 
 /** The UTC offset a `local` instant carries ("2026-03-29T03:00:00+02:00" → "+02:00"). */
 const offsetOf = (local: string) => /([+-]\d\d:\d\d|Z)$/.exec(local)?.[1] ?? '';
-
-/** Words for an occurrence whose wall-clock offset differs from the one before it (a DST change). */
-function shiftWords(o: Occurrence, prev: Occurrence | undefined): string | null {
-  if (o.dstShift === 'skipped') return 'DST: the wall-clock time does not exist that day (clocks jump); it fires at the shifted time';
-  if (o.dstShift === 'repeated') return 'DST: the wall-clock time happens twice that day (clocks go back); it fires once';
-  const changed = o.offsetChanged ?? (prev !== undefined && offsetOf(prev.local) !== offsetOf(o.local));
-  return changed ? `DST: offset changes ${prev ? offsetOf(prev.local) : ''} → ${offsetOf(o.local)}` : null;
-}
 
 function Detail({
   queue,
@@ -39,7 +33,7 @@ function Detail({
 }) {
   const me = useMe();
   const [outcome, setOutcome] = useState<{ text: string; kind: 'ok' | 'error' } | null>(null);
-  const q = useQuery(['schedule', queue, scheduleKey], () => api().schedules.get(queue, scheduleKey), 30_000);
+  const q = useQuery(['schedule', queue, scheduleKey], () => api().schedules.get(queue, scheduleKey, { occurrences: 10 }), 30_000);
   const remove = async () => {
     if (!(await confirmAction(`Delete schedule "${scheduleKey}" in queue ${queue}? Its future occurrences will not fire.`))) return;
     try {
@@ -80,9 +74,9 @@ function Detail({
             </tr>
           </thead>
           <tbody>
-            ${(s.nextOccurrences as Occurrence[]).map((o, i, all) => {
-              const note = shiftWords(o, all[i - 1]);
-              return html`<tr class=${note ? 'dst' : ''}>
+            ${s.nextOccurrences.map((o) => {
+              const note = shiftWords(o);
+              return html`<tr class=${note ? 'dst' : ''} data-dst=${note ? 'yes' : 'no'}>
                 <td><code>${o.local}</code></td>
                 <td>${instant(o.at)}</td>
                 <td>${note ? html`<strong>${note}</strong>` : ''}</td>
