@@ -25,6 +25,8 @@
 //             not in the default set). Target: overview p99 ≤ 200 ms
 //   fire-history  the fire twice with the fire-lag history recorded and flushed every 5 s and
 //             twice without, alternating, and the ratio (not in the default set)
+//   queue-index  schedule and fire without and with the timers (tenant, queue, deliver_at) index,
+//             alternating, and the ratios (not in the default set)
 //   cli       the queen-timers CLI's start: `--help` through the compiled bin, 10 runs, median
 //             beside plain `node -e ''`, and beside `npx queen-timers` and the sources through tsx
 //             (no broker; not in the default set)
@@ -157,6 +159,41 @@ async function measureFire(broker: Broker, sql: pg.Pool, label = 'fire'): Promis
     ratio: round(rate / rawRate, 3),
   });
   return rate;
+}
+
+/**
+ * `queue-index`: what timers_queue_deliver_at (the dashboard's per-queue deliverAt index) costs the
+ * schedule and the fire: each measured without the index and with it, alternating twice, and the
+ * ratios of the summed rates. The index is dropped and rebuilt on the empty table between runs.
+ */
+async function measureQueueIndex(broker: Broker, sql: pg.Pool, base: string) {
+  const drop = 'DROP INDEX IF EXISTS timers_queue_deliver_at';
+  const create = 'CREATE INDEX IF NOT EXISTS timers_queue_deliver_at ON timers (tenant, queue, deliver_at)';
+  const sum = { scheduleWithout: 0, scheduleWith: 0, fireWithout: 0, fireWith: 0 };
+  try {
+    for (let i = 0; i < 2; i++) {
+      for (const withIndex of [false, true]) {
+        await sql.query('TRUNCATE timers');
+        await sql.query(withIndex ? create : drop);
+        const s = await measureSchedule(broker, sql, base);
+        const f = await measureFire(broker, sql, withIndex ? 'fireWithQueueIndex' : 'fireWithoutQueueIndex');
+        if (withIndex) {
+          sum.scheduleWith += s.opsPerSec ?? 0;
+          sum.fireWith += f;
+        } else {
+          sum.scheduleWithout += s.opsPerSec ?? 0;
+          sum.fireWithout += f;
+        }
+      }
+    }
+  } finally {
+    await sql.query(create);
+  }
+  emit({
+    measure: 'queue-index',
+    scheduleWithOverWithout: round(sum.scheduleWith / sum.scheduleWithout, 3),
+    fireWithOverWithout: round(sum.fireWith / sum.fireWithout, 3),
+  });
 }
 
 /**
@@ -545,6 +582,7 @@ async function main() {
       else if (m === 'schedule') await measureSchedule(broker, sql, base);
       else if (m === 'volume') await measureVolume(bench);
       else if (m === 'fire-history') await measureFireHistory(broker, sql);
+      else if (m === 'queue-index') await measureQueueIndex(broker, sql, base);
       else if (m === 'dashboard') await measureDashboard({ sql, base, secret: SECRET, pending: flag('pending', 5_000_000), emit });
       else if (m === 'soak') {
         await measureSoak({

@@ -7,7 +7,7 @@ import { FORECAST_CAP } from '../src/services/dashboard/forecast.ts';
 import { fireHistoryPruneDuty } from '../src/maintenance/fireHistory.ts';
 import { createSweeper } from '../src/sweeper/index.ts';
 import { shownOccurrences } from '../src/services/schedules/occurrences.ts';
-import { prefixEnd } from '../src/services/timers/read.ts';
+import { LIST_BY_DELIVER_AT_SQL, prefixEnd } from '../src/services/timers/read.ts';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { ack, pop, push } from './helpers/log.ts';
 import { batch, claimRow, insertTimers, sched } from './helpers/timers.ts';
@@ -305,6 +305,14 @@ describe('GET /api/v1/timers/{queue}: order and prefix', () => {
     expect(slash.body).toMatchObject({ rows: [{ timerKey: 'a/1' }], truncated: true, nextAfter: 'a/1' });
     const next = await api(tb, 'GET', `/api/v1/timers/ord?prefix=${encodeURIComponent('a/')}&after=a/1`);
     expect(next.body).toMatchObject({ rows: [{ timerKey: 'a/2' }], truncated: false });
+  });
+
+  it('sorts by the deliverAt column, not by the text rendered under its name (which sorts the whole queue)', async () => {
+    const plan = (await tb.sql.query(`EXPLAIN ${LIST_BY_DELIVER_AT_SQL}`, ['acme', 'ord', null, null, 101])).rows
+      .map((r: any) => r['QUERY PLAN'])
+      .join('\n');
+    expect(plan).toMatch(/Sort Key: (timers\.)?deliver_at, (timers\.)?timer_key/);
+    expect(plan).not.toMatch(/Sort Key: .*to_char/);
   });
 
   it('the prefix bound is the next string in byte order', () => {

@@ -75,7 +75,7 @@ SELECT ${VIEW_COLUMNS} FROM timers
  * sort of the equal instants). Rows: 0..$5, soonest first. The ORDER BY names the table's column:
  * a bare deliver_at would be the output column of that name (text), sorted whole.
  */
-const LIST_BY_DELIVER_AT_SQL = `
+export const LIST_BY_DELIVER_AT_SQL = `
 SELECT ${VIEW_COLUMNS} FROM timers
  WHERE tenant = $1 AND queue = $2
    AND ($3::timestamptz IS NULL OR (deliver_at >= $3::timestamptz AND (deliver_at > $3::timestamptz OR timer_key > $4::text COLLATE "C")))
