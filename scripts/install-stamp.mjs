@@ -1,7 +1,10 @@
 // The stamp scripts/postinstall.mjs keeps in dist/.install-stamp: one hash of everything
 // `prisma generate` and the build read, so that an install with nothing changed builds nothing.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+
+/** What scripts/build-ui.mjs needs: esbuild and the libraries it bundles (dev dependencies). */
+export const UI_BUILD_PACKAGES = ['esbuild', 'preact', 'htm', '@tanstack/query-core', 'uplot'];
 
 /** Files under a folder of `root` (a file: URL ending in /), sorted, skipping the generated client (an output). */
 function filesUnder(root, dir) {
@@ -29,13 +32,17 @@ export function inputsHash(root) {
     'node_modules/prisma/package.json',
     'node_modules/@prisma/client/package.json',
     'node_modules/typescript/package.json',
+    'scripts/build-ui.mjs',
+    // The dashboard's bundler and the libraries bundled into dist/ui/ (absent without the dev dependencies).
+    ...UI_BUILD_PACKAGES.map((p) => `node_modules/${p}/package.json`),
     ...filesUnder(root, 'src'),
+    ...filesUnder(root, 'dashboard'),
     ...filesUnder(root, 'sdk/src'),
   ];
   for (const f of files)
     h.update(f)
       .update('\0')
-      .update(readFileSync(new URL(f, root)))
+      .update(existsSync(new URL(f, root)) || !f.startsWith('node_modules/') ? readFileSync(new URL(f, root)) : '(absent)')
       .update('\0');
   return h.digest('hex');
 }

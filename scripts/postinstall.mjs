@@ -1,5 +1,6 @@
 // `npm install` / `npm ci`: generates the Prisma client (scripts/prisma-generate.mjs) and compiles
-// the broker and its CLI to dist/ (`npm run build`), so that a fresh clone has both.
+// the broker and its CLI to dist/ and bundles the dashboard into dist/ui/ (`npm run build`), so
+// that a fresh clone has all three.
 //
 // It does so only when an install asks for it and something changed:
 //  - never under `npm exec` / `npx` (npm links the project and reruns this script there): a CLI call
@@ -14,12 +15,13 @@
 // client loads PostgreSQL's only, and they are most of a production install.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { inputsHash } from './install-stamp.mjs';
+import { inputsHash, UI_BUILD_PACKAGES } from './install-stamp.mjs';
 
 const root = new URL('..', import.meta.url);
 const at = (path) => new URL(path, root);
 const STAMP = 'dist/.install-stamp';
 const OUTPUTS = ['dist/src/server.js', 'dist/src/cli.js', 'src/generated/prisma/client.ts'];
+const UI_OUTPUTS = ['dist/ui/index.html', 'dist/ui/assets/app.js'];
 
 if (process.env.npm_command === 'exec') process.exit(0);
 
@@ -55,9 +57,12 @@ if (!installed('prisma') || !installed('typescript') || !installed('@types/node'
   process.exit(0);
 }
 
+// The dashboard's bundler and libraries are dev dependencies: an install with the compiler but
+// without them (a bare --omit=dev keeps typescript as a peer) keeps the dist/ui/ that is here.
+const uiTools = UI_BUILD_PACKAGES.every(installed);
 const hash = inputsHash(root);
 const stamp = existsSync(at(STAMP)) ? readFileSync(at(STAMP), 'utf8').trim() : '';
-if (stamp === hash && OUTPUTS.every((f) => existsSync(at(f)))) {
+if (stamp === hash && [...OUTPUTS, ...(uiTools ? UI_OUTPUTS : [])].every((f) => existsSync(at(f)))) {
   console.log('queen-timers: Prisma client and dist/ are up to date (dist/.install-stamp); nothing to build');
   process.exit(0);
 }
@@ -68,4 +73,11 @@ const run = (args) => {
 };
 run(['scripts/prisma-generate.mjs']);
 run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+if (uiTools) run(['scripts/build-ui.mjs']);
+else
+  console.log(
+    existsSync(at('dist/ui/index.html'))
+      ? 'queen-timers: the dashboard bundler (a dev dependency) is not installed; keeping the dist/ui/ that is here'
+      : 'queen-timers: the dashboard bundler (a dev dependency) is not installed and no dist/ui/ is here: /ui answers 503 until `npm ci && npm run build`',
+  );
 writeFileSync(at(STAMP), `${hash}\n`);

@@ -8,6 +8,7 @@ import { CONTRACT_ROUTES } from './contract/index.ts';
 import { createContext, type Services } from './context.ts';
 import { ApiError } from './errors.ts';
 import { parseJsonBody } from './http/json.ts';
+import { registerDashboard } from './http/dashboard.ts';
 import { checkMetricsAccess } from './http/metricsAccess.ts';
 import { requestTimeouts, SlowClients } from './http/slowClients.ts';
 import { collectRoutes, dispatch, sendApiError, type Outage } from './http/rest.ts';
@@ -111,6 +112,8 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
     },
   });
   app.get('/openapi.json', async () => app.swagger());
+  // The dashboard: static files, a client of /api like any other (src/http/dashboard.ts).
+  registerDashboard(app);
 
   app.setErrorHandler((err: any, req, reply) => {
     if (err instanceof ApiError) return sendApiError(reply, err); // the body parser's refusals
@@ -201,10 +204,10 @@ export async function buildApp(services: Services, state: AppState, opts: BuildO
 
   app.addHook('onResponse', async (req, reply) => {
     // API requests are labelled with their contract route's template (one series per route, not
-    // per key); the docs (Swagger UI's files, the document) are not counted.
+    // per key); the docs (Swagger UI's files, the document) and the dashboard's files are not counted.
     const route = (req as { apiRoute?: string }).apiRoute ?? req.routeOptions.url ?? 'unmatched';
     endServerSpan(req, route, reply.statusCode);
-    if (route.startsWith('/docs') || route === '/openapi.json') return;
+    if (route.startsWith('/docs') || route.startsWith('/ui') || route === '/openapi.json') return;
     const labels = { method: req.method, route, status: reply.statusCode };
     services.metrics.httpRequests.inc(labels);
     services.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);

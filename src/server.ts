@@ -77,6 +77,7 @@ async function main() {
         '',
         `queen-timers is running on an embedded database (${config.QUEEN_DATA_DIR}).`,
         `  Swagger UI:  ${base}/docs   (Authorize with the token below)`,
+        `  Dashboard:   ${base}/ui     (sign in with the token below)`,
         `  Dev token (tenant "dev": produce, consume, read; 30 days):`,
         `  ${dev}`,
         `  Operator token (tenant "${operator}": admin, for /api/v1/admin; 30 days):`,

@@ -114,7 +114,7 @@ function startBroker(env: Record<string, string>) {
 }
 
 describe('npm start on an embedded database', () => {
-  it('prints a dev token and an operator token, serves /docs, refuses a second broker on its folder, and exits 0 on SIGTERM', async () => {
+  it('prints a dev token and an operator token, serves /docs and the dashboard beside it, refuses a second broker on its folder, and exits 0 on SIGTERM', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'queen-start-'));
     const first = startBroker({ QUEEN_DATA_DIR: dataDir });
     try {
@@ -125,6 +125,10 @@ describe('npm start on an embedded database', () => {
       const dev = await waitFor(() => /Dev token[^\n]*\n\s*(\S+)/.exec(first.out.stdout)?.[1], { timeout: 5_000 });
       const operator = await waitFor(() => /Operator token[^\n]*\n\s*(\S+)/.exec(first.out.stdout)?.[1], { timeout: 5_000 });
       expect((await fetch(docs)).status).toBe(200);
+      const dashboard = /Dashboard:\s+(http:\/\/localhost:\d+\/ui)\s/.exec(first.out.stdout)?.[1];
+      expect(dashboard).toBe(docs.replace('/docs', '/ui'));
+      const page = await fetch(dashboard!);
+      expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
       const api = (path: string, token: string) => fetch(docs.replace('/docs', path), { headers: { authorization: `Bearer ${token}` } });
       expect((await api('/api/v1/usage', dev)).status).toBe(200);
       expect((await api('/api/v1/admin/tenants/dev', dev)).status).toBe(403);

@@ -32,8 +32,8 @@ describe('request logging', () => {
       .filter((l) => l.req?.url?.split('?')[0] === path)
       .map((l) => ({ level: l.level, msg: l.msg, statusCode: l.res?.statusCode }));
 
-  it('logs probes, metrics and the documentation at debug, one line each', async () => {
-    for (const path of ['/health', '/ready', '/metrics', '/openapi.json', '/docs/json']) {
+  it('logs probes, metrics, the documentation and the dashboard at debug, one line each', async () => {
+    for (const path of ['/health', '/ready', '/metrics', '/openapi.json', '/docs/json', '/ui', '/ui/queues/reminders']) {
       expect((await api(tb, 'GET', path, { token: null })).status).toBe(200);
       const logged = await waitFor(() => (levelsFor(path).length ? levelsFor(path) : undefined));
       expect(logged).toEqual([{ level: 20, msg: 'request completed', statusCode: 200 }]);

@@ -14,16 +14,26 @@ import { inputsHash } from '../scripts/install-stamp.mjs';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
-const OUTPUTS = ['dist/src/server.js', 'dist/src/cli.js'];
+const OUTPUTS = ['dist/src/server.js', 'dist/src/cli.js', 'dist/ui/index.html', 'dist/ui/assets/app.js'];
 let copy: string;
 const copyUrl = () => pathToFileURL(`${copy}/`);
 
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'qt-postinstall-'));
-  for (const p of ['src', 'sdk/src', 'prisma', 'scripts', 'prisma.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json'])
+  for (const p of [
+    'src',
+    'sdk/src',
+    'dashboard',
+    'prisma',
+    'scripts',
+    'prisma.config.ts',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'package.json',
+  ])
     cpSync(join(ROOT, p), join(copy, p), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-  mkdirSync(join(copy, 'dist/src'), { recursive: true });
+  for (const d of ['dist/src', 'dist/ui/assets']) mkdirSync(join(copy, d), { recursive: true });
   for (const f of OUTPUTS) writeFileSync(join(copy, f), '// built\n');
 });
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
@@ -45,9 +55,16 @@ describe('postinstall', () => {
     for (const f of OUTPUTS) expect(readFileSync(join(copy, f), 'utf8')).toBe('// built\n');
   });
 
-  it('stamps a change to any source, the schema or a tsconfig', () => {
+  it('stamps a change to any source (the dashboard too), the schema or a tsconfig', () => {
     const before = inputsHash(copyUrl());
-    for (const f of ['src/cli/words.ts', 'prisma/schema.prisma', 'tsconfig.build.json', 'sdk/src/index.ts']) {
+    for (const f of [
+      'src/cli/words.ts',
+      'prisma/schema.prisma',
+      'tsconfig.build.json',
+      'sdk/src/index.ts',
+      'dashboard/src/main.ts',
+      'dashboard/style.css',
+    ]) {
       const original = readFileSync(join(copy, f), 'utf8');
       writeFileSync(join(copy, f), `${original}\n`);
       expect(inputsHash(copyUrl())).not.toBe(before);
