@@ -4,33 +4,17 @@
 // SDK and compared); a timer cancelled from the queue view answers `cancelled`; the operator edits
 // a plan; a wrong token and a 503 show words, not a blank page. Each view's screenshot lands in
 // this run's temporary folder (its path is printed).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count } from '../dashboard/src/format.ts';
 import { createClient, type Count, type QueenTimersClient } from '../sdk/src/index.ts';
+import { browserSuite, CHROMIUM, CHROMIUM_FLAGS, requireChromium } from './helpers/chromium.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 
-// CHROMIUM_PATH points elsewhere for a machine whose browser is not Debian's.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const skip = !haveChromium && !process.env.CI; // see browser-docs.test.ts
-const title = skip
-  ? `the dashboard in a browser — SKIPPED: ${CHROMIUM} is missing (apt-get install chromium, or run .ci/setup-extra)`
-  : 'the dashboard in a browser';
-if (skip) console.warn(title);
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const { skip, title } = browserSuite('the dashboard in a browser');
 const TENANT = 'dash';
 const WAIT = 20_000; // a ceiling for a selector on a shared machine, not a speed target
 
@@ -69,7 +53,7 @@ async function signIn(token: string) {
 
 describe.skipIf(skip)(title, () => {
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`${CHROMIUM} is missing in CI: .ci/setup-extra should have installed it`);
+    requireChromium();
     // The cell's horizon reaches a year, so that a March occurrence can be scheduled whenever this runs.
     tb = await startTestBroker({ listen: true, sweeper: true, env: { QUEEN_DEFAULT_HORIZON_SECONDS: String(400 * 86_400) } });
     folder = mkdtempSync(join(tmpdir(), 'qt-dashboard-'));
@@ -105,7 +89,7 @@ describe.skipIf(skip)(title, () => {
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,
-      args: FLAGS,
+      args: CHROMIUM_FLAGS,
       viewport: { width: 1400, height: 900 },
     });
     page = context.pages()[0] ?? (await context.newPage());

@@ -3,35 +3,16 @@
 // "Execute" on the schedule route's example exactly as shipped schedules the tour's timer (200)
 // and the cancel route's pre-filled example cancels it; a key with a slash, typed in, schedules and
 // cancels too. Each 200 is checked in the page and in the database.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchInputExample, cancelOutputExample } from '../src/contract/examples.ts';
+import { browserSuite, CHROMIUM, CHROMIUM_FLAGS, requireChromium } from './helpers/chromium.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 
-// CHROMIUM_PATH points elsewhere for a machine whose browser is not Debian's.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-// Locally a missing browser skips (with the reason in the suite's name); in CI it must run, and
-// .ci/setup-extra installs it — so there a missing binary fails loudly in beforeAll.
-const skip = !haveChromium && !process.env.CI;
-const title = skip
-  ? `Swagger UI in a browser — SKIPPED: ${CHROMIUM} is missing (apt-get install chromium, or run .ci/setup-extra)`
-  : 'Swagger UI in a browser';
-if (skip) console.warn(title);
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const { skip, title } = browserSuite('Swagger UI in a browser');
 
 let tb: TestBroker;
 let userDataDir: string;
@@ -68,12 +49,12 @@ async function execute(block: ReturnType<Page['locator']>) {
 
 describe.skipIf(skip)(title, () => {
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`${CHROMIUM} is missing in CI: .ci/setup-extra should have installed it`);
+    requireChromium();
     tb = await startTestBroker({ listen: true });
     userDataDir = mkdtempSync(join(tmpdir(), 'qt-chromium-'));
     // launchPersistentContext is how playwright takes a --user-data-dir: a fresh one per run, so
     // Swagger UI's persisted authorization from another run cannot make this test pass.
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
     page = context.pages()[0] ?? (await context.newPage());
   });
 

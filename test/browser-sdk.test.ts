@@ -1,33 +1,17 @@
 // The SDK in a real browser: sdk/src, transpiled file by file with TypeScript (no bundler, no
 // build), served from the broker's own origin and imported as native ES modules by headless
 // Chromium — which proves the SDK needs nothing from Node (fetch, btoa, TextEncoder, crypto).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserSuite, CHROMIUM, CHROMIUM_FLAGS, requireChromium } from './helpers/chromium.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 
-// CHROMIUM_PATH points elsewhere for a machine whose browser is not Debian's.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const skip = !haveChromium && !process.env.CI; // see browser-docs.test.ts
-const title = skip
-  ? `the SDK in a browser — SKIPPED: ${CHROMIUM} is missing (apt-get install chromium, or run .ci/setup-extra)`
-  : 'the SDK in a browser';
-if (skip) console.warn(title);
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const { skip, title } = browserSuite('the SDK in a browser');
 const SDK_SRC = fileURLToPath(new URL('../sdk/src/', import.meta.url));
 
 let tb: TestBroker;
@@ -37,10 +21,10 @@ let page: Page;
 
 describe.skipIf(skip)(title, () => {
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`${CHROMIUM} is missing in CI: .ci/setup-extra should have installed it`);
+    requireChromium();
     tb = await startTestBroker({ listen: true, sweeper: true });
     userDataDir = mkdtempSync(join(tmpdir(), 'qt-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
     page = context.pages()[0] ?? (await context.newPage());
     // /__sdk/<file>.ts → that SDK source as JavaScript (type-only imports erased).
     await context.route(`${tb.url}/__sdk/**`, async (route) => {
