@@ -292,5 +292,7 @@ describe.skipIf(skip)(title, () => {
     }
     expect((await fetch(`${tb.url}/ui/assets/missing.js`)).status).toBe(404);
     expect((await fetch(`${tb.url}/ui/..%2f..%2fpackage.json`)).status).toBe(404);
+    // A view named with a '%' (a queue called "100%") is a view, not a 500 from decoding it twice.
+    expect((await fetch(`${tb.url}/ui/queues/100%25`)).status).toBe(200);
   });
 });

@@ -42,7 +42,8 @@ export function registerDashboard(app: FastifyInstance, dir = DASHBOARD_DIR): vo
         .code(503)
         .type('text/plain; charset=utf-8')
         .send('The dashboard is not built here: run `npm run build` (it bundles dist/ui/), then reload.\n');
-    const rest = decodeURIComponent(((req.params as Record<string, string>)['*'] ?? '').split('?')[0]);
+    // The router has decoded the path already: a '%' left in it is a character, never decoded again.
+    const rest = ((req.params as Record<string, string>)['*'] ?? '').split('?')[0] ?? '';
     const file = normalize(join(dir, rest));
     if (file !== dir && !file.startsWith(dir + sep)) return reply.code(404).send();
     if (rest && existsSync(file) && statSync(file).isFile()) return send(reply, file);
