@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELETE_GROUP_SQL } from '../src/services/log/consumerGroups.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
+import { queenRequest } from './helpers/log.ts';
 
 let tb: TestBroker;
 let token: string;
@@ -16,15 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => tb?.close());
 
-async function queen(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, as = token) {
-  const res = await fetch(`${tb.url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${as}` },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, data: text ? JSON.parse(text) : null };
-}
+const queen = (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, as = token) => queenRequest(tb, as, method, path, body);
 
 const push = (queue: string, payloads: unknown[], partition = 'Default', as = token) =>
   queen('POST', '/api/v1/push', { items: payloads.map((payload) => ({ queue, partition, payload, transactionId: randomUUID() })) }, as);

@@ -4,7 +4,7 @@
 // pending until its instant on PostgreSQL's clock, fired once by the sweeper.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { queenCreateBody } from './helpers/log.ts';
+import { queenCreateBody, queenRequest } from './helpers/log.ts';
 
 let tb: TestBroker;
 let token: string;
@@ -14,15 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => tb?.close());
 
-async function queen(method: 'GET' | 'POST', path: string, body?: unknown) {
-  const res = await fetch(`${tb.url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, data: text ? JSON.parse(text) : null };
-}
+const queen = (method: 'GET' | 'POST', path: string, body?: unknown) => queenRequest(tb, token, method, path, body);
 
 const pushDelayed = (queue: string, transactionId: string, data: unknown) =>
   queen('POST', '/api/v1/push', { items: [{ queue, partition: 'Default', payload: data, transactionId }] });

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, startTestBroker, type TestBroker } from './helpers/broker.ts';
-import { queenCreateBody } from './helpers/log.ts';
+import { queenCreateBody, queenRequest } from './helpers/log.ts';
 
 let tb: TestBroker;
 let token: string;
@@ -15,28 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => tb?.close());
 
-/**
- * A request as the client's HttpClient makes it; answers what the client would hand its caller:
- * null for a 204, the parsed body otherwise, and for an error an Error built from `body.error`.
- */
-async function queen(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, as = token) {
-  const res = await fetch(`${tb.url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${as}` },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (res.status === 204) return { status: 204, data: null };
-  const text = await res.text();
-  const data = text ? JSON.parse(text) : null;
-  if (!res.ok) {
-    const error = new Error(`HTTP ${res.status}`) as Error & { status: number; code?: string };
-    if (data?.error) error.message = data.error;
-    error.status = res.status;
-    error.code = data?.code;
-    return { status: res.status, data, error };
-  }
-  return { status: res.status, data };
-}
+/** A request as the client's HttpClient makes it, answered as the client reads it. */
+const queen = (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, as = token) => queenRequest(tb, as, method, path, body);
 
 /** The pop URL and parameters of QueueBuilder.pop() (older client: batch always sent). */
 const popPath = (queue: string, o: { batch?: number; wait?: boolean; timeout?: number; group?: string; extra?: string } = {}) =>

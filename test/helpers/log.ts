@@ -137,3 +137,36 @@ export const queenCreateBody = (queue: string, options: Record<string, unknown> 
     ...options,
   },
 });
+
+export interface QueenAnswer {
+  status: number;
+  data: any;
+  /** For a refusal, the Error Queen's client would build from it: `error` as message, status, code. */
+  error?: Error & { status: number; code?: string };
+}
+
+/**
+ * A request over the network as Queen's JavaScript client (client-v2's HttpClient) sends it: its
+ * JSON content type on every request, GET and DELETE included, a body only when there is one; the
+ * answer read as the client reads it (null for an empty body such as a 204).
+ */
+export async function queenRequest(
+  tb: TestBroker,
+  token: string,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<QueenAnswer> {
+  const res = await fetch(`${tb.url}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : null;
+  if (res.ok) return { status: res.status, data };
+  const error = new Error(data?.error ?? `HTTP ${res.status}`) as Error & { status: number; code?: string };
+  error.status = res.status;
+  error.code = data?.code;
+  return { status: res.status, data, error };
+}
