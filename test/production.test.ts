@@ -6,12 +6,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintToken } from '../src/auth.ts';
 import { createScratchDatabase, onRealPostgres, SECRET, SERVER_URL } from './helpers/broker.ts';
+import { freePort } from './helpers/procs.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find(existsSync);
@@ -29,15 +29,6 @@ function launch(command: string, args: string[], env: Record<string, string> = {
   child.stdout!.on('data', (d) => (p.out += d));
   child.stderr!.on('data', (d) => (p.out += d));
   return p;
-}
-
-/** A port free on 127.0.0.1 now (the OS picks it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const ready = (base: string) =>

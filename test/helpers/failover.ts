@@ -10,12 +10,12 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { appendFile, chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { mintToken } from '../../src/auth.ts';
+import { freePort } from './procs.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -31,15 +31,6 @@ export function whyNoCell(): string {
   if (!existsSync('/usr/sbin/runuser') && !existsSync('/usr/bin/runuser')) return 'needs runuser (util-linux)';
   if (!existsSync(join(ROOT, 'dist/src/server.js'))) return 'needs the compiled broker (npm run build)';
   return '';
-}
-
-/** A port free on 127.0.0.1 now (the OS picks it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const asPostgres = (bin: string, args: string[]) =>

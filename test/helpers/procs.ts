@@ -1,5 +1,6 @@
 // Brokers as separate processes (src/server.ts), for tests that kill one with SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { guardClients } from '../../src/db/index.ts';
@@ -81,4 +82,13 @@ export async function startCluster(cleanups: (() => Promise<unknown>)[]): Promis
     { timeout: 30_000, interval: 100 },
   );
   return { url: scratch.url, sql, brokers, env };
+}
+
+/** A port free on 127.0.0.1 now (the OS picks it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
