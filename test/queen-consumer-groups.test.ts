@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELETE_GROUP_SQL } from '../src/services/log/consumerGroups.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 import { queenRequest } from './helpers/log.ts';
+import { batch, sched } from './helpers/timers.ts';
 
 let tb: TestBroker;
 let token: string;
@@ -250,5 +251,49 @@ describe("consumer-group bootstrap over many partitions (Queen's testCgBootstrap
     expect(new Set([...fresh, ...since])).toEqual(new Set(['new']));
     // The reference: a group that reads from the beginning gets both generations.
     expect((await drainTags('cg-boot', 'all')).length).toBe(2 * P);
+  });
+  it('writes no cursor for a partition that never held a frame; its first frame is read by every group, from the start', async () => {
+    // 150 partitions created ahead, empty, by timers due in an hour (a schedule creates its
+    // partition); 50 with a frame each.
+    const empty = Array.from({ length: 150 }, (_, i) => `e-${i}`);
+    for (let i = 0; i < empty.length; i += 50) {
+      const ops = empty.slice(i, i + 50).map((p) => sched('cg-boot-empty', `t-${p}`, { partition: p, delayMs: 3_600_000 }));
+      expect((await batch(tb, ops)).status).toBe(200);
+    }
+    const full = Array.from({ length: 50 }, (_, i) => `f-${i}`);
+    const pushTo = (partitions: string[], tag: string) =>
+      queen('POST', '/api/v1/push', {
+        items: partitions.map((partition) => ({ queue: 'cg-boot-empty', partition, payload: { tag }, transactionId: randomUUID() })),
+      });
+    await pushTo(full, 'old');
+    expect((await queen('GET', '/api/v1/pop/queue/cg-boot-empty?batch=1&wait=false&consumerGroup=new&subscriptionMode=new')).status).toBe(
+      204,
+    );
+    const cutoff = (await tb.sql.query(`SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at`))
+      .rows[0].at;
+    expect(
+      (
+        await queen(
+          'GET',
+          `/api/v1/pop/queue/cg-boot-empty?batch=1&wait=false&consumerGroup=ts&subscriptionFrom=${encodeURIComponent(cutoff)}`,
+        )
+      ).status,
+    ).toBe(204);
+    // Registration wrote cursors on the 50 partitions with a frame only.
+    const rows = await tb.sql.query(
+      `SELECT consumer_group, count(*)::int AS n, count(*) FILTER (WHERE partition LIKE 'e-%')::int AS on_empty FROM partition_consumers
+        WHERE tenant = 'acme' AND queue = 'cg-boot-empty' GROUP BY consumer_group ORDER BY 1`,
+    );
+    expect(rows.rows).toEqual([
+      { consumer_group: 'new', n: 50, on_empty: 0 },
+      { consumer_group: 'ts', n: 50, on_empty: 0 },
+    ]);
+    // New frames in every partition, empty ones included: each group reads each new frame once.
+    await pushTo([...empty, ...full], 'new');
+    const fresh = await drainTags('cg-boot-empty', 'new');
+    const since = await drainTags('cg-boot-empty', 'ts');
+    expect([fresh.length, since.length]).toEqual([200, 200]);
+    expect(new Set([...fresh, ...since])).toEqual(new Set(['new']));
+    expect((await drainTags('cg-boot-empty', 'all')).length).toBe(250);
   });
 });

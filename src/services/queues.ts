@@ -50,21 +50,23 @@ RETURNING queue, name`;
 
 /**
  * lockQueues — $1 tenant, $2 queue names. Locks: those queue rows, FOR UPDATE, in name order,
- * until commit. Taken only by the two rare writers that must see each other: a transaction that
- * created partitions (it gives them a consumer row per group) and one that registers a consumer
- * group (it gives it a row per partition; src/services/log/groups.ts). Each inserts its own row
- * first and then takes the lock, so whichever takes it second sees the other's committed row.
+ * until commit. Taken only by the rare writers that must see each other: an append that gives an
+ * empty partition its first frame (it gives the partition a consumer row per group:
+ * src/services/log/append.ts), one that registers a consumer group (it gives the group a row per
+ * partition that has held a frame; src/services/log/groups.ts), and a group's delete or seek. The
+ * first two each write what the other must see (a frame, a group row) or wait for it under this
+ * lock, so whichever takes it second sees the other's committed rows.
  * Rows: one per existing queue.
  */
 export const LOCK_QUEUES_SQL = `
 SELECT 1 FROM queues WHERE tenant = $1 AND name = ANY($2::text[]) ORDER BY name FOR UPDATE`;
 
 /**
- * joinNewPartitions — $1 tenant, $2 queues, $3 partitions (parallel: the new ones). Gives each
- * existing consumer group of their queue a cursor on them, at 0 (nothing appended yet).
- * Locks: the new consumer rows. Rows: 0..groups × partitions.
+ * joinGroups — $1 tenant, $2 queues, $3 partitions (parallel: ones taking their first frame).
+ * Gives each consumer group of their queue a cursor on them, at 0: everything they will hold is
+ * new to every group. Locks: the new consumer rows. Rows: 0..groups × partitions.
  */
-const JOIN_NEW_PARTITIONS_SQL = `
+const JOIN_GROUPS_SQL = `
 INSERT INTO partition_consumers (tenant, queue, partition, consumer_group)
 SELECT g.tenant, g.queue, t.p, g.consumer_group
   FROM unnest($2::text[], $3::text[]) AS t(q, p)
@@ -72,21 +74,29 @@ SELECT g.tenant, g.queue, t.p, g.consumer_group
 ON CONFLICT DO NOTHING`;
 
 /**
- * Creates the queues and partitions named in `pairs` if missing (idempotent). A new partition gets
- * a consumer row for every consumer group of its queue, so a group finds it by its cursor index.
+ * Creates the queues and partitions named in `pairs` if missing (idempotent). A new partition is
+ * empty, and has no consumer rows until its first frame (joinGroups, from the append).
  */
 export async function ensurePartitions(db: Queryable, tenant: string, pairs: { queue: string; partition: string }[]): Promise<void> {
   if (pairs.length === 0) return;
   const uniq = [...new Map(pairs.map((p) => [`${p.queue}\u0000${p.partition}`, p])).values()];
-  const created = await db.query<{ queue: string; name: string }>(ENSURE_PARTITIONS_SQL, [
+  await db.query(ENSURE_PARTITIONS_SQL, [
     tenant,
     uniq.map((p) => p.queue),
     uniq.map((p) => p.partition),
     [...new Set(uniq.map((p) => p.queue))],
   ]);
-  if (created.rows.length === 0) return;
-  await db.query(LOCK_QUEUES_SQL, [tenant, [...new Set(created.rows.map((r) => r.queue))]]);
-  await db.query(JOIN_NEW_PARTITIONS_SQL, [tenant, created.rows.map((r) => r.queue), created.rows.map((r) => r.name)]);
+}
+
+/**
+ * Gives partitions about to take their first frame a consumer row for every consumer group of
+ * their queue, under the queue lock (LOCK_QUEUES_SQL): a group registering at that instant either
+ * committed first (its row is seen here) or waits, and then sees the frame and makes its own row.
+ */
+export async function joinGroups(db: Queryable, tenant: string, pairs: { queue: string; partition: string }[]): Promise<void> {
+  if (pairs.length === 0) return;
+  await db.query(LOCK_QUEUES_SQL, [tenant, [...new Set(pairs.map((p) => p.queue))]]);
+  await db.query(JOIN_GROUPS_SQL, [tenant, pairs.map((p) => p.queue), pairs.map((p) => p.partition)]);
 }
 
 /**

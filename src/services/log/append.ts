@@ -11,10 +11,12 @@
 //
 // The same statement records each partition's newest seq (partitions.last_seq) and mirrors it onto
 // the partition's consumer rows, which is how a consumer group finds the partitions that have work
-// for it with one index (src/services/log/pop.ts).
+// for it with one index (src/services/log/pop.ts). A partition that never held a frame has no
+// consumer rows (a group's registration skips it: ./groups.ts); its first append gives it one per
+// group first (joinGroups).
 import { byteOrder } from '../../db/sql.ts';
 import { commitWith, type Queryable } from '../../db/transaction.ts';
-import { ensurePartitions } from '../queues.ts';
+import { ensurePartitions, joinGroups } from '../queues.ts';
 
 /** A partition appended to: the unit of the append lock. */
 export interface PartitionKey {
@@ -27,17 +29,18 @@ export interface PartitionKey {
  * lockPartitionsForAppend — $1 tenants, $2 queues, $3 partitions (parallel arrays, distinct, in
  * key order). Locks: those partition rows, FOR UPDATE, in that order, until commit. Rows: one per
  * existing partition, with what binds a frame appended to it: its queue's encryption at rest and
- * its tenant's payload ceiling and storage limit overrides (null: the cell default). Each row is looked up by its key
- * (a lateral probe, whatever the statistics say).
+ * its tenant's payload ceiling and storage limit overrides (null: the cell default), and its newest
+ * seq (0: it never held a frame). Each row is looked up by its key (a lateral probe, whatever the
+ * statistics say).
  */
 export const LOCK_PARTITIONS_SQL = `
-SELECT k.tenant, k.queue, k.name AS partition,
+SELECT k.tenant, k.queue, k.name AS partition, p.last_seq::float8 AS last_seq,
        coalesce((SELECT q.encryption_enabled FROM queues q WHERE q.tenant = k.tenant AND q.name = k.queue), false) AS encrypted,
        (SELECT t.max_payload_bytes FROM tenants t WHERE t.tenant = k.tenant) AS max_payload_bytes,
        (SELECT t.storage_limit_bytes FROM tenants t WHERE t.tenant = k.tenant)::float8 AS storage_limit_bytes
   FROM unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, queue, name)
  CROSS JOIN LATERAL (
-       SELECT 1 FROM partitions p WHERE p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
+       SELECT p.last_seq FROM partitions p WHERE p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
 
 /** A partition locked for an append, with what binds the frames appended to it. */
 export interface LockedPartition extends PartitionKey {
@@ -47,6 +50,8 @@ export interface LockedPartition extends PartitionKey {
   max_payload_bytes: number | null;
   /** Its tenant's plan override of the storage limit; null: the cell default. */
   storage_limit_bytes: number | null;
+  /** Its newest seq; 0: it never held a frame, and has no consumer rows yet. */
+  last_seq: number;
 }
 
 /**
@@ -150,10 +155,7 @@ export async function append<R extends Record<string, unknown>>(
       ])
     ).rows;
   // Schedule creates its partitions ahead, so a fire's lock finds them all; a push's first frame
-  // in a partition (or a timer written straight into the table) creates it here. The queue lock
-  // is then taken after partition locks, against the usual order: a consumer group registering on
-  // that queue at that instant can deadlock with it, and the runner's replay (or the sweeper's
-  // free retry of a transient failure) settles it.
+  // in a partition (or a timer written straight into the table) creates it here.
   let locked = await lock();
   if (locked.length < keys.length) {
     for (const tenant of new Set(keys.map((k) => k.tenant))) {
@@ -164,6 +166,19 @@ export async function append<R extends Record<string, unknown>>(
       );
     }
     locked = await lock();
+  }
+  // A partition's first frame: its consumer rows first. The queue lock is then taken after
+  // partition locks, against the usual order: a consumer group registering on that queue at that
+  // instant waits for this append, or (when this append also holds a partition that already has
+  // frames, which the registration locks) deadlocks with it, and the runner's replay (or the
+  // sweeper's free retry of a transient failure) settles it.
+  const fresh = locked.filter((l) => Number(l.last_seq) === 0);
+  for (const tenant of new Set(fresh.map((l) => l.tenant))) {
+    await joinGroups(
+      tx,
+      tenant,
+      fresh.filter((l) => l.tenant === tenant),
+    );
   }
   await prepare?.(locked);
   const r = commit ? await commitWith<R>(tx, appendSql(source), source.params) : await tx.query<R>(appendSql(source), source.params);

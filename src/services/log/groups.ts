@@ -1,7 +1,10 @@
-// Consumer groups: a group has a cursor row on every partition of its queue. The rows are made when
-// the group first pops on the queue (here) and when a partition is created (src/services/queues.ts),
-// so a pop finds the partitions with work for its group through one index, whatever the number of
-// partitions nobody consumed yet.
+// Consumer groups: a group has a cursor row on every partition of its queue that has ever held a
+// frame. The rows are made when the group first pops on the queue (here: one per partition with a
+// frame, whatever the number of empty ones), when a partition is created, and when an empty
+// partition takes its first frame (src/services/queues.ts, ./append.ts); so a pop finds the
+// partitions with work for its group through one index, whatever the number of partitions nobody
+// consumed yet, and a group's bootstrap costs nothing for partitions that never held a frame
+// (those created ahead by a schedule: they hold nothing to skip or to read until their first fire).
 import type { Queryable } from '../../db/transaction.ts';
 import { LOCK_QUEUES_SQL } from '../queues.ts';
 
@@ -29,12 +32,15 @@ export type GroupStart = { at: 'beginning' } | { at: 'tail' } | { at: 'since'; i
 
 /**
  * joinPartitions — $1 tenant, $2 queue, $3 group, $4 'beginning' | 'tail' | 'since', $5 the
- * instant (since). A cursor on every partition of the queue where the group starts; for `since`,
- * the newest frame created before the instant, found walking back from the partition's end.
- * Locks: the new rows, and each partition FOR SHARE, in name order: an append in flight holds its
- * partition until it commits, so the last_seq copied here is never older than a frame that
- * commits after this statement's snapshot — nor is this row invisible to that append's mirror.
- * Rows: one per partition.
+ * instant (since). A cursor on every partition of the queue that has held a frame (last_seq > 0)
+ * where the group starts; for `since`, the newest frame created before the instant, found walking
+ * back from the partition's end. Locks: the new rows, and each such partition FOR SHARE, in name
+ * order: an append in flight holds its partition until it commits, so the last_seq copied here is
+ * never older than a frame that commits after this statement's snapshot — nor is this row
+ * invisible to that append's mirror. A partition still empty in this statement's snapshot is
+ * skipped: an append that gives it its first frame takes the queue lock this registration holds
+ * (./append.ts), so it waits for this registration to commit and then gives the group its row.
+ * Rows: one per partition that has held a frame.
  */
 const JOIN_PARTITIONS_SQL = `
 INSERT INTO partition_consumers (tenant, queue, partition, consumer_group, last_seq, cursor_seq)
@@ -47,7 +53,7 @@ SELECT p.tenant, p.queue, p.name, $3, p.last_seq,
                                       ORDER BY m.seq DESC LIMIT 1), 0)
          ELSE 0
        END
-  FROM partitions p WHERE p.tenant = $1 AND p.queue = $2
+  FROM partitions p WHERE p.tenant = $1 AND p.queue = $2 AND p.last_seq > 0
  ORDER BY p.name
    FOR SHARE OF p
 ON CONFLICT DO NOTHING`;
@@ -74,7 +80,7 @@ export class KnownGroups {
 
 /**
  * Registers the group on the queue if it is new: its row, then (under the queue lock, see
- * LOCK_QUEUES_SQL) a cursor on every partition. A registration in flight elsewhere makes the
+ * LOCK_QUEUES_SQL) a cursor on every partition that has held a frame. A registration in flight elsewhere makes the
  * first statement wait for it, so on return the group's rows exist either way — unless the queue
  * does not exist: then nothing is written and the answer is false (the pop finds nothing, as
  * Queen's broker answers a pop of an unknown queue: 204).
