@@ -18,7 +18,10 @@
 //   logGroupBootstrap  5,000 partitions with one frame each: the first pop of a new named group
 //                 with subscriptionMode=new, with subscriptionFrom=<an instant after the frames>,
 //                 and (the reference) with neither; then 5,000 frames pushed one per partition and
-//                 drained by the `new` group, which must receive exactly those
+//                 drained by the `new` group, which must receive exactly those; then the same
+//                 three first pops over 5,000 partitions of which 100 hold a frame and 4,900 were
+//                 created ahead and are empty (as a schedule creates them): their cost and the
+//                 cursor rows they wrote, beside a pop of a group already registered
 //                 (also alone: `npm run bench -- log-bootstrap`)
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -106,9 +109,9 @@ export async function measureGroupBootstrap(ctx: Pick<LogBenchContext, 'broker' 
   await pushAll('boot', P, P, 1000, 2);
   const instant = (await sql.query(`SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at`)).rows[0]
     .at;
-  const firstPop = async (group: string, extra: string) => {
+  const firstPop = async (group: string, extra: string, queue = 'boot') => {
     const t0 = performance.now();
-    const r = await call('GET', `/api/v1/pop/queue/boot?batch=1&wait=false&consumerGroup=${group}${extra}`);
+    const r = await call('GET', `/api/v1/pop/queue/${queue}?batch=1&wait=false&consumerGroup=${group}${extra}`);
     return { ms: performance.now() - t0, status: r.status };
   };
   const all = await firstPop('boot-all', '');
@@ -129,6 +132,7 @@ export async function measureGroupBootstrap(ctx: Pick<LogBenchContext, 'broker' 
   });
   // 204: the group got the new frames and none of the old (had it got old ones, new ones would be left).
   const after = await call('GET', '/api/v1/pop/queue/boot?batch=1&wait=false&consumerGroup=boot-new');
+  const mostlyEmpty = await measureMostlyEmptyBootstrap(sql, pushAll, firstPop, P, 100);
   emit({
     measure: 'logGroupBootstrap',
     partitions: P,
@@ -141,7 +145,46 @@ export async function measureGroupBootstrap(ctx: Pick<LogBenchContext, 'broker' 
     newGroupDrained: d.received,
     newGroupAfterDrain: after.status,
     drainSeconds: round(d.seconds, 2),
+    mostlyEmpty,
   });
+}
+
+/**
+ * The first pops of new groups over `total` partitions of which only `full` hold a frame: the
+ * others were created ahead, empty (rows put in SQL, as a schedule's ensurePartitions writes
+ * them). The cost should follow the partitions with frames, not the total.
+ */
+async function measureMostlyEmptyBootstrap(
+  sql: pg.Pool,
+  pushAll: (queue: string, total: number, partitions: number) => Promise<unknown>,
+  firstPop: (group: string, extra: string, queue?: string) => Promise<{ ms: number; status: number }>,
+  total: number,
+  full: number,
+) {
+  await pushAll('boot-empty', full, full);
+  await sql.query(
+    `INSERT INTO partitions (tenant, queue, name) SELECT 'bench', 'boot-empty', 'empty-' || g FROM generate_series(1, $1) g`,
+    [total - full],
+  );
+  const instant = (await sql.query(`SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at`)).rows[0]
+    .at;
+  const all = await firstPop('e-all', '', 'boot-empty');
+  const fresh = await firstPop('e-new', '&subscriptionMode=new', 'boot-empty');
+  const since = await firstPop('e-ts', `&subscriptionFrom=${encodeURIComponent(instant)}`, 'boot-empty');
+  // The reference: a pop of a group already registered (the same request, without the bootstrap).
+  const known = await firstPop('e-all', '', 'boot-empty');
+  const rows = (await sql.query(`SELECT count(*)::int AS n FROM partition_consumers WHERE tenant = 'bench' AND queue = 'boot-empty'`))
+    .rows[0].n;
+  return {
+    partitions: total,
+    withFrames: full,
+    allMs: round(all.ms),
+    newMs: round(fresh.ms),
+    sinceMs: round(since.ms),
+    registeredGroupPopMs: round(known.ms),
+    firstPopStatuses: [all.status, fresh.status, since.status],
+    cursorRows: rows,
+  };
 }
 
 export async function measureLog(ctx: LogBenchContext) {
