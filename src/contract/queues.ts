@@ -15,13 +15,13 @@ const actingOptions = {
 };
 
 const INERT = 'accepted, stored and echoed; no effect on this broker (docs/queen.md)';
-const count = (what: string) =>
+const count = (what: string, effect = INERT) =>
   z
     .number()
     .int()
     .min(0)
     .max(2 ** 31 - 1)
-    .describe(`${what}: ${INERT}`);
+    .describe(`${what}: ${effect}`);
 
 /** Ten years: the longest retention a queue may ask for. */
 export const RETENTION_MAX_SECONDS = 10 * 365 * 24 * 3600;
@@ -37,7 +37,8 @@ const retention = (what: string) =>
 /**
  * Queen's other queue options, with the defaults Queen's broker gives them. Queen's client sends
  * them on every create; they are kept per queue (queues.queen_options) and answered back. The
- * retention ones act (src/maintenance/retention.ts); the others act on nothing here.
+ * retention ones act (src/maintenance/retention.ts), delayedProcessing (src/services/log/delayedPush.ts)
+ * and windowBuffer (src/services/log/pop.ts) too; the others act on nothing here.
  */
 export const QUEEN_QUEUE_OPTIONS = {
   priority: 0,
@@ -57,8 +58,11 @@ export const QUEEN_QUEUE_OPTIONS = {
 
 const queenOptions = {
   priority: count('priority among queues'),
-  delayedProcessing: count('seconds a frame stays invisible after push'),
-  windowBuffer: count('seconds frames are held back to batch'),
+  delayedProcessing: count('seconds a frame stays invisible after push', 'a push becomes a timer due then (docs/queen.md)'),
+  windowBuffer: count(
+    'seconds frames are held back to batch',
+    "a partition's frames are handed out once its newest is that old, on PostgreSQL's clock (docs/queen.md)",
+  ),
   maxSize: count('frames the queue may hold'),
   retentionSeconds: retention('seconds a frame is kept, consumed or not'),
   completedRetentionSeconds: retention('seconds a frame is kept once every consumer group has passed it'),

@@ -1336,9 +1336,9 @@ export interface components {
             retryLimit: number;
             /** @description priority among queues: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             priority: number;
-            /** @description seconds a frame stays invisible after push: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
+            /** @description seconds a frame stays invisible after push: a push becomes a timer due then (docs/queen.md) */
             delayedProcessing: number;
-            /** @description seconds frames are held back to batch: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
+            /** @description seconds frames are held back to batch: a partition's frames are handed out once its newest is that old, on PostgreSQL's clock (docs/queen.md) */
             windowBuffer: number;
             /** @description frames the queue may hold: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
             maxSize: number;
@@ -3371,9 +3371,9 @@ export interface operations {
                         retryLimit?: number;
                         /** @description priority among queues: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         priority?: number;
-                        /** @description seconds a frame stays invisible after push: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
+                        /** @description seconds a frame stays invisible after push: a push becomes a timer due then (docs/queen.md) */
                         delayedProcessing?: number;
-                        /** @description seconds frames are held back to batch: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
+                        /** @description seconds frames are held back to batch: a partition's frames are handed out once its newest is that old, on PostgreSQL's clock (docs/queen.md) */
                         windowBuffer?: number;
                         /** @description frames the queue may hold: accepted, stored and echoed; no effect on this broker (docs/queen.md) */
                         maxSize?: number;

@@ -49,6 +49,25 @@ const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.last_seq,
   coalesce((SELECT q.lease_time_seconds FROM queues q WHERE q.tenant = c.tenant AND q.name = c.queue), ${DEFAULT_LEASE_SECONDS}) AS lease_seconds`;
 
 /**
+ * The queue's windowBuffer in seconds (Queen's option, stored in queen_options; 0: none), for the
+ * queue $1 tenant, $2 queue: an uncorrelated subquery, computed once per statement.
+ */
+const WINDOW_SECONDS = `coalesce((SELECT CASE WHEN jsonb_typeof(q.queen_options->'windowBuffer') = 'number'
+                                       THEN (q.queen_options->>'windowBuffer')::float8 END
+                                  FROM queues q WHERE q.tenant = $1 AND q.name = $2), 0)`;
+
+/**
+ * windowBuffer, as Queen's pop applies it: a partition is not handed out while its newest frame is
+ * younger than the window (each frame appended holds the frames before it again), on PostgreSQL's
+ * clock. The pick skips such a partition by its consumer row's newest seq (one key probe, and none
+ * when the queue has no window); the read checks again in its own snapshot (BATCH).
+ */
+const NOT_HELD = `(${WINDOW_SECONDS} <= 0 OR NOT EXISTS (
+       SELECT 1 FROM messages m
+        WHERE m.tenant = c.tenant AND m.queue = c.queue AND m.partition = c.partition AND m.seq = c.last_seq
+          AND m.created_at > now() - make_interval(secs => ${WINDOW_SECONDS})))`;
+
+/**
  * pickAny — the group's least recently served partition with work and no live lease; a concurrent
  * pop of the group skips it (SKIP LOCKED) and takes the next.
  * $1 tenant, $2 queue, $3 group, $4 partitions this pop already took (a multi-partition pop).
@@ -61,6 +80,7 @@ SELECT ${PICKED_COLUMNS}
  WHERE c.tenant = $1 AND c.queue = $2 AND c.consumer_group = $3 AND c.last_seq > c.cursor_seq
    AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= now())
    AND c.partition <> ALL($4::text[])
+   AND ${NOT_HELD}
  ORDER BY c.updated_at
  LIMIT 1
    FOR UPDATE OF c SKIP LOCKED`;
@@ -74,16 +94,26 @@ SELECT ${PICKED_COLUMNS}
   FROM partition_consumers c
  WHERE c.tenant = $1 AND c.queue = $2 AND c.partition = $4 AND c.consumer_group = $3 AND c.last_seq > c.cursor_seq
    AND (c.lease_expires_at IS NULL OR c.lease_expires_at <= now())
+   AND ${NOT_HELD}
    FOR UPDATE OF c SKIP LOCKED`;
 
 /**
  * The first frames after the cursor, in seq order (every one of them is pending for the group:
  * ./settle.ts). The batch also stops at POP_BATCH_BYTES of payload (always at least one frame): a
  * response carries each payload twice (base64 and data), and one too large to serialise would
- * fail after the lease was taken, again and again.
+ * fail after the lease was taken, again and again. Nothing is read while the queue's windowBuffer
+ * holds the partition (`hold`: its newest frame in this statement's snapshot is younger than the
+ * window; a frame appended after the pick is seen here): every frame handed out is at least the
+ * window old, never early.
  * $1 tenant, $2 queue, $3 partition, $4 group, $5 cursor, $6 batch size, $7 byte budget.
  */
 const BATCH = `
+hold AS (
+  SELECT coalesce(w.s > 0 AND (SELECT n.created_at FROM messages n
+                                WHERE n.tenant = $1 AND n.queue = $2 AND n.partition = $3
+                                ORDER BY n.seq DESC LIMIT 1) > now() - make_interval(secs => w.s), false) AS held
+    FROM (SELECT ${WINDOW_SECONDS} AS s) w
+),
 batch AS (
   SELECT seq, id, transaction_id, payload, encrypted, producer_sub, trace_id, traceparent, created_at FROM (
     SELECT f.*, sum(octet_length(f.payload)) OVER (ORDER BY f.seq) - octet_length(f.payload) AS bytes_before
@@ -91,7 +121,7 @@ batch AS (
                    m.traceparent,
                    ${isoSql('m.created_at')} AS created_at
               FROM messages m
-             WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq > $5
+             WHERE m.tenant = $1 AND m.queue = $2 AND m.partition = $3 AND m.seq > $5 AND NOT (SELECT held FROM hold)
              ORDER BY m.seq
              LIMIT $6) f) b
    WHERE b.bytes_before < $7
@@ -109,6 +139,7 @@ const EMPTIED = `
 emptied AS (
   UPDATE partition_consumers SET cursor_seq = greatest(cursor_seq, last_seq)
    WHERE tenant = $1 AND queue = $2 AND partition = $3 AND consumer_group = $4 AND (SELECT end_seq FROM taken) IS NULL
+     AND NOT (SELECT held FROM hold)
 )`;
 
 /**
