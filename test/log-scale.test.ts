@@ -88,8 +88,8 @@ describe('plans on tables analysed while empty', () => {
   const cases: [string, string, () => unknown[]][] = [
     ['pickAny', PICK_ANY_SQL, () => ['acme', 'wide', 'g', ['p1']]],
     ['pickOne', PICK_ONE_SQL, () => ['acme', 'wide', 'g', 'p77']],
-    ['readAndLease', READ_AND_LEASE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1000, 16 * 1024 * 1024, 30, null]],
-    ['readAndComplete', READ_AND_COMPLETE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1000, 16 * 1024 * 1024]],
+    ['readAndLease', READ_AND_LEASE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1000, 16 * 1024 * 1024, 0, 30, null]],
+    ['readAndComplete', READ_AND_COMPLETE_SQL, () => ['acme', 'hist', 'Default', 'g', 0, 1000, 16 * 1024 * 1024, 0]],
     ['locate', LOCATE_SQL, () => ['acme', ['00000000-0000-0000-0000-000000000000'], ['g']]],
     ['batchFrames', BATCH_FRAMES_SQL, () => ['acme', ['hist'], ['Default'], ['g'], [5], [1005]]],
     ['findFrames', FIND_FRAMES_SQL, () => ['acme', ['hist'], ['Default'], ['h5'], ['g']]],

@@ -43,11 +43,6 @@ export interface PopDeps extends LogDeps {
   signal: AbortSignal;
 }
 
-/** What a pop needs of the picked consumer row: where to read, its partition's id, the queue's lease time. */
-const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.last_seq,
-  (SELECT p.id::text FROM partitions p WHERE p.tenant = c.tenant AND p.queue = c.queue AND p.name = c.partition) AS partition_id,
-  coalesce((SELECT q.lease_time_seconds FROM queues q WHERE q.tenant = c.tenant AND q.name = c.queue), ${DEFAULT_LEASE_SECONDS}) AS lease_seconds`;
-
 /**
  * The queue's windowBuffer in seconds (Queen's option, stored in queen_options; 0: none), for the
  * queue $1 tenant, $2 queue: an uncorrelated subquery, computed once per statement.
@@ -55,6 +50,12 @@ const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.last_seq,
 const WINDOW_SECONDS = `coalesce((SELECT CASE WHEN jsonb_typeof(q.queen_options->'windowBuffer') = 'number'
                                        THEN (q.queen_options->>'windowBuffer')::float8 END
                                   FROM queues q WHERE q.tenant = $1 AND q.name = $2), 0)`;
+
+/** What a pop needs of the picked consumer row: where to read, its partition's id, the queue's lease time and window. */
+const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.last_seq,
+  (SELECT p.id::text FROM partitions p WHERE p.tenant = c.tenant AND p.queue = c.queue AND p.name = c.partition) AS partition_id,
+  coalesce((SELECT q.lease_time_seconds FROM queues q WHERE q.tenant = c.tenant AND q.name = c.queue), ${DEFAULT_LEASE_SECONDS}) AS lease_seconds,
+  ${WINDOW_SECONDS} AS window_seconds`;
 
 /**
  * windowBuffer, as Queen's pop applies it: a partition is not handed out while its newest frame is
@@ -105,14 +106,14 @@ SELECT ${PICKED_COLUMNS}
  * holds the partition (`hold`: its newest frame in this statement's snapshot is younger than the
  * window; a frame appended after the pick is seen here): every frame handed out is at least the
  * window old, never early.
- * $1 tenant, $2 queue, $3 partition, $4 group, $5 cursor, $6 batch size, $7 byte budget.
+ * $1 tenant, $2 queue, $3 partition, $4 group, $5 cursor, $6 batch size, $7 byte budget, $8 the
+ * queue's windowBuffer in seconds (0: none; the pick read it).
  */
 const BATCH = `
 hold AS (
-  SELECT coalesce(w.s > 0 AND (SELECT n.created_at FROM messages n
-                                WHERE n.tenant = $1 AND n.queue = $2 AND n.partition = $3
-                                ORDER BY n.seq DESC LIMIT 1) > now() - make_interval(secs => w.s), false) AS held
-    FROM (SELECT ${WINDOW_SECONDS} AS s) w
+  SELECT coalesce($8::float8 > 0 AND (SELECT n.created_at FROM messages n
+                                       WHERE n.tenant = $1 AND n.queue = $2 AND n.partition = $3
+                                       ORDER BY n.seq DESC LIMIT 1) > now() - make_interval(secs => $8::float8), false) AS held
 ),
 batch AS (
   SELECT seq, id, transaction_id, payload, encrypted, producer_sub, trace_id, traceparent, created_at FROM (
@@ -145,7 +146,7 @@ emptied AS (
 /**
  * readAndLease — reads the batch (BATCH) and leases the partition to this consumer for the
  * queue's leaseTime, on PostgreSQL's clock, for the frames up to the batch's end (an expired
- * lease is taken over). $1..$7 as BATCH, $8 lease seconds, $9 the lease id (null: a new one; a
+ * lease is taken over). $1..$8 as BATCH, $9 lease seconds, $10 the lease id (null: a new one; a
  * multi-partition pop leases all its partitions under one). Locks: the consumer row (already held).
  * Rows: the batch, in seq order, each with the lease id.
  */
@@ -153,7 +154,7 @@ export const READ_AND_LEASE_SQL = `
 WITH ${BATCH},${EMPTIED},
 leased AS (
   UPDATE partition_consumers
-     SET lease_id = coalesce($9::uuid, gen_random_uuid()), lease_expires_at = now() + make_interval(secs => $8::integer),
+     SET lease_id = coalesce($10::uuid, gen_random_uuid()), lease_expires_at = now() + make_interval(secs => $9::integer),
          batch_end_seq = (SELECT end_seq FROM taken), delivered_seq = greatest(delivered_seq, (SELECT end_seq FROM taken)),
          updated_at = now()
    WHERE ${POPPED_ROW}
@@ -164,7 +165,7 @@ SELECT b.*, (SELECT lease_id FROM leased) AS lease_id FROM batch b ORDER BY b.se
 /**
  * readAndComplete — autoAck: reads the batch (BATCH) and commits it as it is handed out, by
  * moving the cursor past it: no lease (an expired one is cleared), no delivery rows.
- * $1..$7 as BATCH. Locks: the consumer row (already held). Rows: the batch, in seq order.
+ * $1..$8 as BATCH. Locks: the consumer row (already held). Rows: the batch, in seq order.
  */
 export const READ_AND_COMPLETE_SQL = `
 WITH ${BATCH},${EMPTIED},
@@ -182,6 +183,7 @@ interface Picked {
   last_seq: number;
   partition_id: string;
   lease_seconds: number;
+  window_seconds: number;
 }
 
 interface FrameRow {
@@ -323,7 +325,16 @@ async function takeBatch(
   o: { commit: boolean; leaseId: string | null },
 ): Promise<Taken> {
   const group = req.consumerGroup;
-  const params = [tenant, req.queue, picked.partition, group, Number(picked.cursor_seq), req.batch, POP_BATCH_BYTES];
+  const params = [
+    tenant,
+    req.queue,
+    picked.partition,
+    group,
+    Number(picked.cursor_seq),
+    req.batch,
+    POP_BATCH_BYTES,
+    Number(picked.window_seconds),
+  ];
   const [sql, values] = req.autoAck ? [READ_AND_COMPLETE_SQL, params] : [READ_AND_LEASE_SQL, [...params, picked.lease_seconds, o.leaseId]];
   const batch = o.commit ? await commitWith<FrameRow>(tx, sql, values) : await tx.query<FrameRow>(sql, values);
   if (batch.rows.length === 0) return NOTHING;
