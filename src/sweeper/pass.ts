@@ -173,7 +173,7 @@ export class SweepPass {
     const claimIn = Math.max(min, this.claimDueAt() - Date.now());
     const next = this.wheel.nextDueMs;
     // Not clamped by the minimum sleep: the wheel's instants are the point of the window.
-    const wheelIn = next === undefined ? Infinity : Math.max(0, this.clock.toLocal(next) - this.clock.local());
+    const wheelIn = next === undefined ? Infinity : Math.max(0, this.clock.toLocalLatest(next) - this.clock.local());
     return Math.ceil(Math.min(claimIn, wheelIn));
   }
 
@@ -273,7 +273,7 @@ export class SweepPass {
    */
   private async fireWheel(result: SweepResult): Promise<void> {
     if (this.wheel.size === 0) return;
-    for (const run of this.wheel.takeDue(this.clock.pgNow())) {
+    for (const run of this.wheel.takeDue(this.clock.earliestPgNow())) {
       if (Date.now() >= run.claim.leaseEndsAt) continue;
       await this.processOrHold(
         { token: run.claim.token, rows: run.rows, leaseEndsAt: run.claim.leaseEndsAt, trace: run.claim.trace },
@@ -351,19 +351,16 @@ export class SweepPass {
       await this.fireIsolated(batch, rows.slice(mid), replacements, failures, result, true);
       return;
     }
-    const receivedAt = this.clock.local();
+    // The statement read PostgreSQL's clock: a sample, which corrects an estimate that ran ahead
+    // (a step of either clock); refused timers go back to the wheel for their real instant.
+    this.clock.sample(sentAt, this.clock.local(), fired.pgNowMs);
     if (fired.early.length > 0) {
-      // The wheel's estimate of PostgreSQL's clock ran ahead: keep this statement's reading, and
-      // give the refused timers back to the wheel for their real instant.
-      this.clock.reset(sentAt, receivedAt, fired.pgNowMs);
       const early = new Set(fired.early);
       this.wheel.add(
         batch,
         rows.filter((r) => early.has(r.tid)),
       );
       this.log.debug({ early: early.size }, 'timers not due yet on PostgreSQL clock: back to the wheel');
-    } else {
-      this.clock.sample(sentAt, receivedAt, fired.pgNowMs);
     }
     this.recordFire(fired, rows.length - fired.early.length, result);
   }
