@@ -6,7 +6,9 @@
 //             beside the raw-SQL limit (one DELETE … RETURNING → INSERT statement moving as many
 //             rows) and the ratio sweeper ÷ limit
 //   trickle   2,000 timers scheduled over ~20 s with random delays: fire lag p50/p95/p99/max (ms),
-//             from the log's created_at − deliver_at (PostgreSQL's clock)
+//             from the log's created_at − deliver_at (PostgreSQL's clock); run with the hand-off
+//             window at its setting (QUEEN_SWEEPER_HANDOFF_MS) and again at 0 (`trickleWindow0`),
+//             each line with the load average beside it
 //   log       the log at speed: push, drain, history, partitions, ack/batch, idle long-polls and
 //             the trickle under consumer load, a new consumer group over 5,000 partitions
 //             (bench/log.ts; not in the default set; `log-bootstrap` runs the last one alone)
@@ -40,6 +42,7 @@
 // p99 within +5 ms of the empty table; peek and list p99 ≤ 10 ms. Soak (30 min): tables ≤ 1.2×,
 // lag p99 ≤ 1.2×, RSS ≤ 1.1× of the first 5 minutes. CLI: `--help` ≤ 0.5 s, every call.
 import { execFileSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { mintToken } from '../src/auth.ts';
@@ -167,6 +170,7 @@ async function measureFire(broker: Broker, sql: pg.Pool, label = 'fire'): Promis
     rawSeconds: round(rawSeconds, 3),
     rawFramesPerSec: Math.round(rawRate),
     ratio: round(rate / rawRate, 3),
+    loadAverage: loadavg().map((l) => round(l, 2)),
   });
   return rate;
 }
@@ -289,6 +293,8 @@ async function measureTrickle(
   const line = {
     measure,
     ...(load ? { load: loadResult } : {}),
+    handoffMs: broker.services.config.QUEEN_SWEEPER_HANDOFF_MS,
+    loadAverage: loadavg().map((l) => round(l, 2)),
     n: TRICKLE,
     p50Ms: round(q.p[0], 2),
     p95Ms: round(q.p[1], 2),
@@ -298,6 +304,20 @@ async function measureTrickle(
   };
   emit(line);
   return line;
+}
+
+/** The trickle with the hand-off window as configured, then the same probe with the window at 0. */
+async function measureTrickleWindows(broker: Broker, sql: pg.Pool): Promise<void> {
+  const cfg = broker.services.config;
+  const configured = cfg.QUEEN_SWEEPER_HANDOFF_MS;
+  await measureTrickle(broker, sql);
+  if (configured === 0) return;
+  cfg.QUEEN_SWEEPER_HANDOFF_MS = 0;
+  try {
+    await measureTrickle(broker, sql, undefined, 'trickleWindow0');
+  } finally {
+    cfg.QUEEN_SWEEPER_HANDOFF_MS = configured;
+  }
 }
 
 async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Promise<Record<string, any>> {
@@ -591,7 +611,6 @@ const COMPARED: Record<string, { field: string; higherIsBetter: boolean }[]> = {
  */
 async function compareTracing(): Promise<void> {
   const { spawnSync } = await import('node:child_process');
-  const { loadavg } = await import('node:os');
   const { fileURLToPath } = await import('node:url');
   const pairs = flag('pairs', 2);
   const chosenHere = chosen.length > 0 ? chosen : ['fire', 'schedule'];
@@ -667,7 +686,7 @@ async function main() {
       if (m === 'cli' || m === 'footprint')
         continue; // measured above, without a broker
       else if (m === 'fire') await measureFire(broker, sql);
-      else if (m === 'trickle') await measureTrickle(broker, sql);
+      else if (m === 'trickle') await measureTrickleWindows(broker, sql);
       else if (m === 'schedule') await measureSchedule(broker, sql, base);
       else if (m === 'volume') await measureVolume(bench);
       else if (m === 'fire-history') await measureFireHistory(broker, sql);

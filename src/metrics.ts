@@ -89,6 +89,16 @@ export function createMetrics(build: BuildInfo) {
       help: "Pending timers in the cell, sampled by the sweeper every 5 s: exact up to 100000, above that PostgreSQL's row estimate (pg_class.reltuples)",
       registers: [registry],
     }),
+    handoffWindow: new Gauge({
+      name: 'queen_timers_sweeper_handoff_window_ms',
+      help: 'QUEEN_SWEEPER_HANDOFF_MS: timers due within this many ms are claimed ahead and fired from memory at their instant; cancel and reschedule answer too_late inside it',
+      registers: [registry],
+    }),
+    wheelSize: new Gauge({
+      name: 'queen_timers_sweeper_wheel_timers',
+      help: "Timers this broker's sweeper holds in its hand-off window, claimed and waiting for their instant",
+      registers: [registry],
+    }),
     sweepDuration: new Histogram({
       name: 'queen_timers_sweeper_cycle_seconds',
       help: 'Duration of one sweeper pass (claim + fire)',

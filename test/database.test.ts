@@ -50,6 +50,16 @@ describe('migrations', () => {
     }
   });
 
+  it("the fire's hot tables keep their empty pages: no VACUUM truncates them under an exclusive lock", async () => {
+    await migrate(fresh.db.pool);
+    const { rows } = await fresh.db.pool.query(
+      `SELECT relname FROM pg_class
+        WHERE relname = ANY ($1::text[]) AND 'vacuum_truncate=false' = ANY (coalesce(reloptions, '{}')) ORDER BY relname`,
+      [['timers', 'messages', 'partitions', 'partition_consumers']],
+    );
+    expect(rows.map((r) => r.relname)).toEqual(['messages', 'partition_consumers', 'partitions', 'timers']);
+  });
+
   it('matches prisma/schema.prisma: every model, column, type, nullability and primary key', async () => {
     const require = createRequire(import.meta.url);
     const wasm = require('@prisma/prisma-schema-wasm');

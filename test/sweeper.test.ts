@@ -378,7 +378,7 @@ describe('sweepOnce', () => {
     try {
       const plan = await db.planned(async (q) => {
         const r = await q.query(
-          `EXPLAIN ${CLAIM_DUE_SQL.replace('$1', `'00000000-0000-4000-8000-000000000009'::uuid`).replace('$2', '1000').replace('$3', '30000')}`,
+          `EXPLAIN ${CLAIM_DUE_SQL.replace('$1', `'00000000-0000-4000-8000-000000000009'::uuid`).replace('$2', '1000').replace('$3', '30000').replaceAll('$4', '100')}`,
         );
         return r.rows.map((x: any) => x['QUERY PLAN']).join('\n');
       });

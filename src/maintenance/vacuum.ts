@@ -40,6 +40,15 @@ SELECT relname,
     OR n_ins_since_vacuum > 1000 + coalesce(insert_scale, 0.2) * n
     OR n_mod_since_analyze > 50 + coalesce(analyze_scale, 0.1) * n`;
 
+/**
+ * The brokers' own VACUUM on a server is throttled as autovacuum's is by default (2 ms of sleep per
+ * 200 cost units): an unthrottled VACUUM (ANALYZE) of a table a fire had just churned took the
+ * machine's I/O and a core from the sweeper beside it. The hot tables never give their empty
+ * pages back under a lock (migration 20261209100000_vacuum_keeps_hot_tables). Embedded PGlite
+ * vacuums unthrottled: there it holds the broker's one connection, so shorter is better.
+ */
+const VACUUM_COST = `SET vacuum_cost_delay = '2ms'; SET vacuum_cost_limit = 200`;
+
 /** Advisory-lock key of the maintenance run on a server ("QTVM" as ASCII). */
 export const MAINTENANCE_LOCK_KEY = 0x5154564d;
 
@@ -73,11 +82,13 @@ async function vacuumOnce(db: Database): Promise<void> {
       // Only the tables that are due: VACUUM (ANALYZE) of every table every interval read ten
       // million pending timers (ANALYZE's sample) twice a minute for nothing.
       const due = (await client.query<{ relname: string; vacuum: boolean }>(DUE_TABLES_SQL, [TABLES])).rows;
+      if (due.length > 0) await client.query(VACUUM_COST);
       for (const t of due) {
         stillHeld();
         await client.query(t.vacuum ? `VACUUM (ANALYZE) ${t.relname}` : `ANALYZE ${t.relname}`);
       }
     } finally {
+      if (!lost) await client.query('RESET vacuum_cost_delay; RESET vacuum_cost_limit').catch(() => {});
       if (!lost) await client.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_LOCK_KEY]);
     }
     stillHeld();

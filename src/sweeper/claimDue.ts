@@ -1,13 +1,17 @@
 // claimDue — takes a lease on the next batch of due timers.
 //
 // Parameters: $1 claim token (uuid, fresh per batch), $2 batch size (QUEEN_SWEEPER_BATCH_SIZE),
-//   $3 lease length in ms (QUEEN_SWEEPER_LEASE_MS).
+//   $3 lease length in ms (QUEEN_SWEEPER_LEASE_MS), $4 the hand-off window in ms
+//   (QUEEN_SWEEPER_HANDOFF_MS): "due" here means due by now() + $4. A timer claimed ahead of its
+//   instant waits in the sweeper's wheel (wheel.ts); its lease runs from its deliverAt (or now, if
+//   later), so it lasts $3 past the instant whatever the window.
 // Locks: FOR UPDATE SKIP LOCKED on up to $2 due rows, walked in deliver_at order on
 //   timers_deliver_at_idx; rows another broker is claiming or firing are skipped, never waited on.
 //   Nothing is claimed while cluster_flags.sweeper_paused is set (the operator's control).
-// Rows: updates 0..$2 timers (claim_token = $1, claim_expires_at = now() + $3 ms) and returns them,
-//   plus one leading row even when nothing was due, carrying PostgreSQL's now(), the pause flag and
-//   the delay until the next future deliverAt (null when there is none) for the sleep.
+// Rows: updates 0..$2 timers (claim_token = $1, claim_expires_at = greatest(deliver_at, now()) + $3
+//   ms) and returns them, plus one leading row even when nothing was due, carrying PostgreSQL's
+//   now(), the pause flag and the delay until the next deliverAt beyond the window (null when there
+//   is none) for the sleep.
 // Statement-level autocommit: the lease is visible to cancel/reschedule (too_late) as soon as this
 // returns. Rows are addressed afterwards by ctid: the fire and backoff statements then use a TID
 // scan whatever the planner thinks of the table, and the claim token guards against a ctid reused
@@ -39,7 +43,7 @@ export interface ClaimResult {
   rows: ClaimedTimer[];
   /** PostgreSQL's now() at the claim, ms since the epoch. */
   nowMs: number;
-  /** ms from that now() to the earliest future deliverAt; null when no timer is pending. */
+  /** ms from that now() to the earliest deliverAt beyond the window; null when no such timer is pending. */
   nextDueInMs: number | null;
   paused: boolean;
 }
@@ -49,7 +53,7 @@ WITH flags AS (
   SELECT coalesce((SELECT sweeper_paused FROM cluster_flags WHERE id = 1), false) AS paused
 ), due AS (
   SELECT ctid FROM timers
-  WHERE deliver_at <= now()
+  WHERE deliver_at <= now() + $4 * interval '1 millisecond'
     AND ${notClaimedSql('timers')}
     AND NOT (SELECT paused FROM flags)
   ORDER BY deliver_at
@@ -57,20 +61,20 @@ WITH flags AS (
   FOR UPDATE SKIP LOCKED
 ), claimed AS (
   UPDATE timers t
-  SET claim_token = $1, claim_expires_at = now() + $3 * interval '1 millisecond'
+  SET claim_token = $1, claim_expires_at = greatest(t.deliver_at, now()) + $3 * interval '1 millisecond'
   WHERE t.ctid = ANY (ARRAY(SELECT ctid FROM due))
   RETURNING t.ctid::text AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.txn, t.message_id,
     extract(epoch FROM t.deliver_at)::float8 AS deliver_at, t.attempts, t.payload_zstd, t.encrypted,
     CASE WHEN t.payload_zstd THEN t.payload END AS payload, t.traceparent
 ), head AS (
   SELECT (extract(epoch FROM now()) * 1000)::float8 AS now_ms,
-    (extract(epoch FROM (SELECT min(deliver_at) FROM timers WHERE deliver_at > now()) - now()) * 1000)::float8 AS next_due_ms,
+    (extract(epoch FROM (SELECT min(deliver_at) FROM timers WHERE deliver_at > now() + $4 * interval '1 millisecond') - now()) * 1000)::float8 AS next_due_ms,
     (SELECT paused FROM flags) AS paused
 )
 SELECT head.*, c.* FROM head LEFT JOIN claimed c ON true`;
 
-export async function claimDue(db: SweeperDb, token: string, batchSize: number, leaseMs: number): Promise<ClaimResult> {
-  const r = await db.planned((q) => q.query(CLAIM_DUE_SQL, [token, batchSize, leaseMs]));
+export async function claimDue(db: SweeperDb, token: string, batchSize: number, leaseMs: number, handoffMs = 0): Promise<ClaimResult> {
+  const r = await db.planned((q) => q.query(CLAIM_DUE_SQL, [token, batchSize, leaseMs, handoffMs]));
   const head = r.rows[0];
   const rows: ClaimedTimer[] = [];
   for (const x of r.rows) {

@@ -8,8 +8,10 @@
 //   $3 tids (tid[]), $4 payloads (bytea[]), $5 encrypted flags (bool[]).
 // Locks: the destination partition rows (until commit); the deleted timer rows (ours by lease);
 //   the log's unique indexes for the inserted frames.
-// Rows: deletes the timers of $2 that still carry $1 — a broker that lost its lease deletes 0 and
-//   therefore inserts 0. Inserts one frame per deleted timer in deliverAt order (seq follows the
+// Rows: deletes the timers of $2 that still carry $1 and are due on PostgreSQL's clock
+//   (deliver_at <= clock_timestamp(), read once) — a broker that lost its lease deletes 0 and
+//   therefore inserts 0; a timer the broker's clock thought due too soon is not deleted and comes
+//   back in `early`, so no frame is ever early whatever the broker's clock says. Inserts one frame per deleted timer in deliverAt order (seq follows the
 //   ORDER BY), unless the log already holds its txn in that queue and partition (ON CONFLICT DO
 //   NOTHING). A frame of the same timer key holding it is the first fire of a schedule the client
 //   retried: the repeat is dropped, as the log's dedupe promises. Anything else holding it (a
@@ -18,8 +20,8 @@
 //   group, with the reason.
 //   A zstd timer without replacement bytes would violate messages.payload NOT NULL on purpose:
 //   the statement fails rather than delivering compressed bytes as if they were the payload.
-// Returns one row: deleted, inserted, and per tenant+queue the fire lags (created_at − deliver_at,
-//   PostgreSQL's clock, seconds).
+// Returns one row: deleted, inserted, per tenant+queue the fire lags (created_at − deliver_at,
+//   PostgreSQL's clock, seconds), the early tids and the clock_timestamp() the fire compared with.
 import { append } from '../services/log/append.ts';
 import { INSERT_DEAD_LETTERS } from '../services/log/deadLetterInsert.ts';
 import { inTransaction } from '../db/transaction.ts';
@@ -39,15 +41,21 @@ export interface FireResult {
   /** Timers dead-lettered because another message holds their txn in their queue and partition. */
   collided: number;
   queues: { tenant: string; queue: string; partitions: string[]; lags: number[] }[];
+  /** Timers of the batch, still ours, that were not due yet on PostgreSQL's clock: back to the wheel. */
+  early: string[];
+  /** The clock_timestamp() the fire compared deliverAts with, ms since the epoch. */
+  pgNowMs: number;
 }
 
 /** The fired timers as frames (see the header); feeds the log's one append statement. */
 export const FIRED_FRAMES = `
-o AS (
+clock AS (
+  SELECT clock_timestamp() AS ts
+), o AS (
   SELECT * FROM unnest($3::tid[], $4::bytea[], $5::boolean[]) AS o(tid, payload, encrypted)
 ), d AS (
   DELETE FROM timers t
-  WHERE t.ctid = ANY ($2::tid[]) AND t.claim_token = $1
+  WHERE t.ctid = ANY ($2::tid[]) AND t.claim_token = $1 AND t.deliver_at <= (SELECT ts FROM clock)
   RETURNING t.ctid AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.deliver_at, t.txn, t.message_id,
     t.payload, t.payload_zstd, t.encrypted, t.producer_sub, t.traceparent
 ), frames AS (
@@ -90,7 +98,11 @@ SELECT (SELECT count(*) FROM d)::int AS deleted,
   (SELECT count(*) FROM collided)::int AS collided,
   (SELECT coalesce(json_agg(g), '[]'::json)
      FROM (SELECT tenant, queue, array_agg(DISTINCT partition) AS partitions, array_agg(lag) AS lags
-             FROM appended GROUP BY tenant, queue) g) AS queues`;
+             FROM appended GROUP BY tenant, queue) g) AS queues,
+  (SELECT coalesce(array_agg(t.ctid::text), '{}') FROM timers t
+    WHERE (SELECT count(*) FROM d) < cardinality($2::tid[])
+      AND t.ctid = ANY ($2::tid[]) AND t.claim_token = $1 AND t.deliver_at > (SELECT ts FROM clock)) AS early,
+  (extract(epoch FROM (SELECT ts FROM clock)) * 1000)::float8 AS pg_now_ms`;
 
 export async function fireClaimed(
   db: SweeperDb,
@@ -100,16 +112,23 @@ export async function fireClaimed(
 ): Promise<FireResult> {
   const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
   // No replay here: the sweeper retries by its own rules, and the claim token makes that safe.
+  // The statement goes out with its COMMIT (one round trip fewer while the partitions are locked).
   return inTransaction(
     db.pool,
     async (tx) => {
-      const [result] = await append<FireResult & Record<string, unknown>>(tx, rows, {
-        ctes: FIRED_FRAMES,
-        after: COLLIDED,
-        params: [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted)],
-        result: FIRE_RESULT,
-      });
-      return result;
+      const [r] = await append<Omit<FireResult, 'pgNowMs'> & { pg_now_ms: number }>(
+        tx,
+        rows,
+        {
+          ctes: FIRED_FRAMES,
+          after: COLLIDED,
+          params: [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted)],
+          result: FIRE_RESULT,
+        },
+        { commit: true },
+      );
+      const { pg_now_ms: pgNowMs, ...result } = r;
+      return { ...result, pgNowMs };
     },
     { replay: false },
   );

@@ -20,10 +20,10 @@ import type { Logger } from '../logger.ts';
 import type { TimerDue } from '../notify.ts';
 import type { Services } from '../services/index.ts';
 import { backoffMs } from './failures.ts';
-import { SweepPass, type SweepResult } from './pass.ts';
+import { SweepPass, type SweeperOptions, type SweepResult } from './pass.ts';
 
 export { TIMER_DLQ_CONSUMER_GROUP } from './deadLetter.ts';
-export type { SweepResult } from './pass.ts';
+export type { SweepResult, SweeperOptions } from './pass.ts';
 
 export interface Sweeper {
   /** One pass: claim a batch and fire it. Passes never overlap; tests call this directly. */
@@ -47,9 +47,12 @@ class TimerSweeper implements Sweeper {
   private unsubscribe: (() => void) | undefined;
   private dbStreak = 0;
 
-  constructor(private readonly services: Services) {
+  constructor(
+    private readonly services: Services,
+    opts: SweeperOptions = {},
+  ) {
     this.log = services.log.child({ component: 'sweeper' });
-    this.passes = new SweepPass(services, this.log);
+    this.passes = new SweepPass(services, this.log, opts);
   }
 
   sweepOnce(): Promise<SweepResult> {
@@ -110,12 +113,12 @@ class TimerSweeper implements Sweeper {
     resolve?.();
   }
 
-  /** A schedule landed: wake earlier if it is due before the planned wake-up. */
+  /** A schedule landed: wake earlier if its claim (its deliverAt − the window) is due before the planned wake-up. */
   private onTimer(e: TimerDue): void {
-    const dueLocal = this.passes.notified(e.deliverAtMs);
+    const claimInMs = this.passes.notified(e.deliverAtMs);
     if (!this.wakeSleeper) return; // a pass is running; nextSleepMs() sees the notified instant
-    if (dueLocal >= this.wakeAt) return;
-    const ms = Math.max(this.services.config.QUEEN_SWEEPER_MIN_SLEEP_MS, Math.ceil(dueLocal - Date.now()));
+    if (Date.now() + claimInMs >= this.wakeAt) return;
+    const ms = Math.max(this.services.config.QUEEN_SWEEPER_MIN_SLEEP_MS, Math.ceil(claimInMs));
     clearTimeout(this.sleepTimer);
     this.wakeAt = Date.now() + ms;
     this.sleepTimer = setTimeout(() => this.wake(), ms);
@@ -123,8 +126,8 @@ class TimerSweeper implements Sweeper {
 }
 
 /** A sweeper without its loop: tests drive it with sweepOnce(). */
-export function createSweeper(services: Services): Sweeper {
-  return new TimerSweeper(services);
+export function createSweeper(services: Services, opts: SweeperOptions = {}): Sweeper {
+  return new TimerSweeper(services, opts);
 }
 
 /** The broker's sweeper: passes back to back while there is a backlog, else asleep until the next deliverAt. */

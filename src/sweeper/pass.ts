@@ -1,9 +1,17 @@
 // One sweep pass (sweepOnce) and the state passes hand to each other: batches held after a database
-// failure, claims whose answer was lost, the batch prefetched beside a fire, and what the last
-// claim said about the next due timer. The loop around it (index.ts) only decides when to pass.
+// failure, claims whose answer was lost, the batch prefetched beside a fire, the hand-off window's
+// wheel, and what the last claim said about the next due timer. The loop around it (index.ts) only
+// decides when to pass.
 //
-//   sweepOnce():  materializeDue (schedules' occurrences as timers) → claimDue → unpack (zstd) →
-//                 fireClaimed → (on failure: isolate) → backOff / deadLetter
+//   sweepOnce():  fire the wheel's due timers → materializeDue (schedules' occurrences as timers) →
+//                 claimDue (due within QUEEN_SWEEPER_HANDOFF_MS) → the due ones: unpack (zstd) →
+//                 fireClaimed → (on failure: isolate) → backOff / deadLetter; the others: the wheel
+//
+// The hand-off window (docs/operations.md): a claim takes the timers due within the window, so the
+// claim's round trip is paid before a timer's instant, not after it, and the wheel (wheel.ts) fires
+// each at its instant with one transaction. The instants are on PostgreSQL's clock, estimated from
+// round trips (pgClock.ts); the fire statement refuses a timer not due yet on PostgreSQL's own
+// clock, and it goes back to the wheel, so nothing is early whatever the broker's clock says.
 //
 // Every statement after the claim is guarded by the batch's claim token, so each one can be retried
 // after any failure, including one whose outcome was lost with its connection: a row that already
@@ -29,8 +37,10 @@ import { fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts
 import type { Context } from '../tracing.ts';
 import { claimSpan, fireSpan } from './tracing.ts';
 import { Materializer } from './materializeDue.ts';
+import { PgClock } from './pgClock.ts';
 import { releaseClaims } from './releaseClaims.ts';
 import { unpack } from './unpack.ts';
+import { TimingWheel } from './wheel.ts';
 
 export interface SweepResult {
   /** Timers this pass took a lease on (re-tried batches from an earlier pass not included). */
@@ -58,6 +68,11 @@ interface Claimed {
   trace: Context | undefined;
 }
 
+/** What a test may inject: the broker's clock as the wheel reads it (Date.now by default). */
+export interface SweeperOptions {
+  clock?: () => number;
+}
+
 interface Failure {
   row: ClaimedTimer;
   err: unknown;
@@ -79,18 +94,23 @@ export class SweepPass {
   private prefetched: Promise<Claimed> | undefined;
   /** What the last claim said, for the sleep. */
   private last: { sentAt: number; nextDueInMs: number | null; paused: boolean; claimed: number } | undefined;
-  /** PostgreSQL clock minus local clock, from the last claim (converts notified deliverAts). */
-  private clockOffsetMs = 0;
+  /** The estimate of PostgreSQL's clock (converts notified deliverAts, schedules the wheel). */
+  private readonly clock: PgClock;
+  /** Timers claimed ahead of their instant (the hand-off window), fired at it. */
+  private readonly wheel = new TimingWheel();
   /** Earliest deliverAt (PostgreSQL ms) notified since the last claim was sent. */
   private notifiedDueMs = Infinity;
 
   constructor(
     private readonly services: Services,
     private readonly log: Logger,
+    opts: SweeperOptions = {},
   ) {
     this.cfg = services.config;
+    this.clock = new PgClock(opts.clock);
     this.db = new SweeperDb(services.db, (err) => this.log.warn({ err }, 'idle sweeper connection lost'));
     this.materializer = new Materializer(this.db, services, this.log);
+    services.metrics.handoffWindow.set(this.cfg.QUEEN_SWEEPER_HANDOFF_MS);
   }
 
   sweepOnce(): Promise<SweepResult> {
@@ -118,10 +138,12 @@ export class SweepPass {
       if (p) this.lostClaims.push(p.token);
       this.prefetched = undefined;
     }
-    const tokens = [...this.held.map((b) => b.token), ...this.lostClaims];
+    // The wheel's timers are handed back: another broker (or this one, restarted) fires them.
+    const tokens = [...this.held.map((b) => b.token), ...this.lostClaims, ...this.wheel.drain()];
+    this.services.metrics.wheelSize.set(0);
     if (tokens.length > 0) {
       try {
-        const n = await releaseClaims(this.db, tokens);
+        const n = await releaseClaims(this.db, tokens, this.cfg.QUEEN_SWEEPER_HANDOFF_MS);
         this.log.info({ released: n }, 'released unfired claims');
       } catch (err) {
         this.log.warn({ err }, `could not release claims; they expire within ${this.cfg.QUEEN_SWEEPER_LEASE_MS} ms`);
@@ -134,27 +156,41 @@ export class SweepPass {
 
   /**
    * A timer due at `deliverAtMs` (PostgreSQL's clock) was scheduled: remembered for nextSleepMs()
-   * and the materializer. Returns the instant on the local clock.
+   * and the materializer. Returns how long from now its claim is due (it enters the window then).
    */
   notified(deliverAtMs: number): number {
     this.notifiedDueMs = Math.min(this.notifiedDueMs, deliverAtMs);
-    this.materializer.notified(deliverAtMs - this.clockOffsetMs);
-    return deliverAtMs - this.clockOffsetMs;
+    const inMs = deliverAtMs - this.clock.pgNow();
+    this.materializer.notified(Date.now() + inMs);
+    return inMs - this.cfg.QUEEN_SWEEPER_HANDOFF_MS;
   }
 
-  /** How long the loop may sleep before the next pass, from what the last claim said. */
+  /** How long the loop may sleep before the next pass: the next claim or the wheel's next instant. */
   nextSleepMs(): number {
-    const { QUEEN_SWEEPER_MIN_SLEEP_MS: min, QUEEN_SWEEPER_MAX_SLEEP_MS: max, QUEEN_SWEEPER_BATCH_SIZE: batch } = this.cfg;
-    const last = this.last;
+    const { QUEEN_SWEEPER_MIN_SLEEP_MS: min } = this.cfg;
     if (this.prefetched) return 0;
     if (this.held.length > 0 || this.lostClaims.length > 0) return min;
-    if (!last || last.paused) return max;
+    const claimIn = Math.max(min, this.claimDueAt() - Date.now());
+    const next = this.wheel.nextDueMs;
+    // Not clamped by the minimum sleep: the wheel's instants are the point of the window.
+    const wheelIn = next === undefined ? Infinity : Math.max(0, this.clock.toLocalLatest(next) - this.clock.local());
+    return Math.ceil(Math.min(claimIn, wheelIn));
+  }
+
+  /** When the next claim is due (local clock), from what the last claim said. */
+  private claimDueAt(): number {
+    const { QUEEN_SWEEPER_MIN_SLEEP_MS: min, QUEEN_SWEEPER_MAX_SLEEP_MS: max, QUEEN_SWEEPER_BATCH_SIZE: batch } = this.cfg;
+    const handoff = this.cfg.QUEEN_SWEEPER_HANDOFF_MS;
+    const last = this.last;
+    if (!last) return 0;
+    if (last.paused) return last.sentAt + max;
     // A full batch means a backlog: claim the next one at once (yielding to the event loop only).
     if (last.claimed >= batch) return 0;
-    let wakeAt = last.nextDueInMs === null ? Infinity : last.sentAt + last.nextDueInMs;
-    if (this.notifiedDueMs !== Infinity) wakeAt = Math.min(wakeAt, this.notifiedDueMs - this.clockOffsetMs);
-    wakeAt = Math.min(wakeAt, this.materializer.wakeAt);
-    return Math.min(max, Math.max(min, Math.ceil(wakeAt - Date.now())));
+    // The next timer beyond the window enters it at its deliverAt − the window.
+    let at = last.nextDueInMs === null ? Infinity : last.sentAt + last.nextDueInMs - handoff;
+    if (this.notifiedDueMs !== Infinity) at = Math.min(at, Date.now() + this.notifiedDueMs - this.clock.pgNow() - handoff);
+    at = Math.min(at, this.materializer.wakeAt, last.sentAt + max);
+    return Math.max(at, last.sentAt + min);
   }
 
   private async pass(): Promise<SweepResult> {
@@ -162,7 +198,7 @@ export class SweepPass {
     const result: SweepResult = { claimed: 0, fired: 0, failed: 0 };
     try {
       if (this.lostClaims.length > 0) {
-        await releaseClaims(this.db, this.lostClaims);
+        await releaseClaims(this.db, this.lostClaims, this.cfg.QUEEN_SWEEPER_HANDOFF_MS);
         this.lostClaims = [];
       }
       while (this.held.length > 0) {
@@ -171,13 +207,18 @@ export class SweepPass {
         this.held.shift();
       }
       if (this.stopping) return result;
+      await this.fireWheel(result);
+      // Paced by the loop, a pass woken for the wheel claims only when a claim is due; a pass
+      // driven by tests always claims.
+      if (this.materializer.paced && !this.prefetched && Date.now() < this.claimDueAt()) return result;
       await this.materializer.runIfDue(); // before the claim (never throws): a caught-up occurrence fires in this pass
 
       const pending = this.prefetched;
       this.prefetched = undefined;
       const { claim, token, sentAt, trace } = await (pending ?? this.claim());
       result.claimed = claim.rows.length;
-      if (claim.rows.length > 0) {
+      const due = this.toWheel(claim, token, sentAt, trace);
+      if (due.length > 0) {
         // A full batch means a backlog: claim the next batch while this one fires, on a second
         // connection, so PostgreSQL works on both at once (the claim's UPDATE costs nearly as much
         // as the fire; docs/benchmarks.md has the gain). The next pass fires it after this fire has
@@ -189,35 +230,74 @@ export class SweepPass {
           next.catch(() => {});
           this.prefetched = next;
         }
-        const batch: Batch = { token, rows: claim.rows, leaseEndsAt: sentAt + this.cfg.QUEEN_SWEEPER_LEASE_MS, trace };
-        try {
-          await this.process(batch, result);
-        } catch (err) {
-          this.held.push(batch);
-          throw err;
-        }
+        const batch: Batch = { token, rows: due, leaseEndsAt: sentAt + this.cfg.QUEEN_SWEEPER_LEASE_MS, trace };
+        await this.processOrHold(batch, result);
       }
       return result;
     } finally {
       this.services.metrics.sweepDuration.observe((performance.now() - started) / 1000);
+      this.services.metrics.wheelSize.set(this.wheel.size);
+    }
+  }
+
+  private async processOrHold(batch: Batch, result: SweepResult): Promise<void> {
+    try {
+      await this.process(batch, result);
+    } catch (err) {
+      this.held.push(batch);
+      throw err;
+    }
+  }
+
+  /**
+   * Puts the claimed timers not due at the claim's now() into the wheel; returns the due ones. Their
+   * lease runs from their deliverAt (claimDue), so it ends that much later on the local clock too.
+   */
+  private toWheel(claim: ClaimResult, token: string, sentAt: number, trace: Context | undefined): ClaimedTimer[] {
+    const due: ClaimedTimer[] = [];
+    const ahead: ClaimedTimer[] = [];
+    for (const row of claim.rows) (row.deliverAt * 1000 <= claim.nowMs ? due : ahead).push(row);
+    if (ahead.length > 0) {
+      const lastMs = ahead[ahead.length - 1].deliverAt * 1000 - claim.nowMs;
+      const leaseEndsAt = sentAt + Math.max(0, lastMs) + this.cfg.QUEEN_SWEEPER_LEASE_MS;
+      this.wheel.add({ token, leaseEndsAt, trace }, ahead);
+    }
+    return due;
+  }
+
+  /**
+   * Fires the wheel's timers whose instant has come on (the estimate of) PostgreSQL's clock, one
+   * statement per run of one claim, in deliverAt order. A timer the statement finds not yet due
+   * goes back to the wheel (fireIsolated). Timers whose lease has run out are dropped: another
+   * broker may have fired them.
+   */
+  private async fireWheel(result: SweepResult): Promise<void> {
+    if (this.wheel.size === 0) return;
+    for (const run of this.wheel.takeDue(this.clock.earliestPgNow())) {
+      if (Date.now() >= run.claim.leaseEndsAt) continue;
+      await this.processOrHold(
+        { token: run.claim.token, rows: run.rows, leaseEndsAt: run.claim.leaseEndsAt, trace: run.claim.trace },
+        result,
+      );
     }
   }
 
   private async claim(): Promise<Claimed> {
     const token = randomUUID();
     const sentAt = Date.now();
+    const localSent = this.clock.local();
     this.notifiedDueMs = Infinity;
     let claim: ClaimResult;
-    const { QUEEN_SWEEPER_BATCH_SIZE: limit, QUEEN_SWEEPER_LEASE_MS: leaseMs } = this.cfg;
+    const { QUEEN_SWEEPER_BATCH_SIZE: limit, QUEEN_SWEEPER_LEASE_MS: leaseMs, QUEEN_SWEEPER_HANDOFF_MS: handoffMs } = this.cfg;
     try {
-      claim = await claimDue(this.db, token, limit, leaseMs);
+      claim = await claimDue(this.db, token, limit, leaseMs, handoffMs);
     } catch (err) {
       // The claim may have committed with nobody to fire it; give its rows back next pass.
       if (isDatabaseLevel(err)) this.lostClaims.push(token);
       claimSpan(sentAt, limit, leaseMs, undefined, err);
       throw err;
     }
-    this.clockOffsetMs = claim.nowMs - sentAt;
+    this.clock.sample(localSent, this.clock.local(), claim.nowMs);
     this.last = { sentAt, nextDueInMs: claim.nextDueInMs, paused: claim.paused, claimed: claim.rows.length };
     return { claim, token, sentAt, trace: claimSpan(sentAt, limit, leaseMs, claim.rows.length) };
   }
@@ -247,7 +327,7 @@ export class SweepPass {
    * and only the failing ones are charged. One bad timer in a batch of 1,000 costs ~20 statements.
    */
   private async fireIsolated(
-    batch: Pick<Batch, 'token' | 'trace'>,
+    batch: Batch,
     rows: ClaimedTimer[],
     replacements: Map<string, Replacement>,
     failures: Failure[],
@@ -256,6 +336,7 @@ export class SweepPass {
   ): Promise<void> {
     if (rows.length === 0) return;
     let fired: FireResult;
+    const sentAt = this.clock.local();
     try {
       fired = await fireSpan(rows, batch.trace, () => fireClaimed(this.db, batch.token, rows, replacements));
     } catch (err) {
@@ -270,7 +351,18 @@ export class SweepPass {
       await this.fireIsolated(batch, rows.slice(mid), replacements, failures, result, true);
       return;
     }
-    this.recordFire(fired, rows.length, result);
+    // The statement read PostgreSQL's clock: a sample, which corrects an estimate that ran ahead
+    // (a step of either clock); refused timers go back to the wheel for their real instant.
+    this.clock.sample(sentAt, this.clock.local(), fired.pgNowMs);
+    if (fired.early.length > 0) {
+      const early = new Set(fired.early);
+      this.wheel.add(
+        batch,
+        rows.filter((r) => early.has(r.tid)),
+      );
+      this.log.debug({ early: early.size }, 'timers not due yet on PostgreSQL clock: back to the wheel');
+    }
+    this.recordFire(fired, rows.length - fired.early.length, result);
   }
 
   private recordFire(fired: FireResult, sent: number, result: SweepResult): void {

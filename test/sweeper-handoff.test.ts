@@ -1,0 +1,127 @@
+// The hand-off window (QUEEN_SWEEPER_HANDOFF_MS): timers due within it are claimed ahead into the
+// sweeper's wheel and fired at their instant on PostgreSQL's clock. Tests drive sweepOnce() and wait
+// on PostgreSQL's clock itself, never on a deadline. Runs on embedded PGlite and on DATABASE_URL.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
+import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { insertTimers } from './helpers/timers.ts';
+
+/** A window wide enough that the timers below are inside it, whatever the machine's speed. */
+const WINDOW_MS = 60_000;
+
+let tb: TestBroker;
+let sweeper: Sweeper | undefined;
+
+beforeAll(async () => {
+  tb = await startTestBroker({ env: { QUEEN_SWEEPER_HANDOFF_MS: String(WINDOW_MS) } });
+});
+afterAll(async () => {
+  await sweeper?.stop();
+  await tb?.close();
+});
+beforeEach(async () => {
+  await sweeper?.stop();
+  sweeper = undefined;
+  await tb.sql.query('TRUNCATE timers, messages, dead_letters');
+});
+
+const frameCount = async () => (await tb.sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n as number;
+const claimedCount = async () =>
+  (await tb.sql.query('SELECT count(*)::int AS n FROM timers WHERE claim_expires_at > now()')).rows[0].n as number;
+/** Waits until PostgreSQL's own clock has passed every pending timer's deliverAt. */
+const untilAllDueOnPostgres = () =>
+  waitFor(async () => (await tb.sql.query('SELECT coalesce(max(deliver_at) < clock_timestamp(), true) AS ok FROM timers')).rows[0].ok, {
+    timeout: 30_000,
+  });
+
+describe('the hand-off window', () => {
+  it('a cancel inside the window answers too_late, one outside answers cancelled; stop() hands the wheel back', async () => {
+    sweeper = createSweeper(tb.broker.services);
+    await insertTimers(tb.sql, { keyPrefix: 'in', dueInMs: WINDOW_MS / 2 });
+    await insertTimers(tb.sql, { keyPrefix: 'out', dueInMs: 3_600_000 });
+    expect(await sweeper.sweepOnce()).toEqual({ claimed: 1, fired: 0, failed: 0 });
+    expect(await claimedCount()).toBe(1);
+
+    const inside = await api(tb, 'DELETE', '/api/v1/timers/q/in1');
+    expect(inside.body).toMatchObject({ ok: false, status: 'too_late' });
+    const outside = await api(tb, 'DELETE', '/api/v1/timers/q/out1');
+    expect(outside.body).toMatchObject({ ok: true, status: 'cancelled' });
+
+    const gauge = await tb.broker.services.metrics.registry.getSingleMetricAsString('queen_timers_sweeper_handoff_window_ms');
+    expect(gauge).toMatch(new RegExp(`^queen_timers_sweeper_handoff_window_ms ${WINDOW_MS}$`, 'm'));
+    const wheel = await tb.broker.services.metrics.registry.getSingleMetricAsString('queen_timers_sweeper_wheel_timers');
+    expect(wheel).toMatch(/^queen_timers_sweeper_wheel_timers 1$/m);
+
+    await sweeper.stop();
+    sweeper = undefined;
+    expect((await tb.sql.query('SELECT timer_key, claim_token, claim_expires_at FROM timers')).rows).toEqual([
+      { timer_key: 'in1', claim_token: null, claim_expires_at: null },
+    ]);
+    const released = await api(tb, 'DELETE', '/api/v1/timers/q/in1');
+    expect(released.body).toMatchObject({ ok: true, status: 'cancelled' });
+  });
+
+  it('no frame is early when the broker clock runs ahead of PostgreSQL: the fire refuses, the wheel retries', async () => {
+    let skewMs = 0;
+    sweeper = createSweeper(tb.broker.services, { clock: () => Date.now() + skewMs });
+    await insertTimers(tb.sql, { count: 3, dueInMs: 1_500, stepMs: 10 });
+    // Claimed into the wheel while the clocks agree (the estimate of the offset is ~0)...
+    expect(await sweeper.sweepOnce()).toMatchObject({ claimed: 3, fired: 0 });
+    // ...then the broker's clock jumps an hour ahead: the wheel believes the timers are due.
+    skewMs = 3_600_000;
+    expect(await sweeper.sweepOnce()).toMatchObject({ fired: 0, failed: 0 });
+    expect(await frameCount()).toBe(0);
+    expect(await claimedCount()).toBe(3); // still ours, back in the wheel
+
+    await untilAllDueOnPostgres();
+    await waitFor(async () => {
+      await sweeper!.sweepOnce();
+      return (await frameCount()) === 3;
+    });
+    const { rows } = await tb.sql.query(
+      `SELECT count(*) FILTER (WHERE created_at < deliver_at)::int AS early, count(*)::int AS n,
+              count(*) FILTER (WHERE deliver_at < prev)::int AS out_of_order
+         FROM (SELECT created_at, deliver_at, lag(deliver_at) OVER (ORDER BY seq) AS prev FROM messages) x`,
+    );
+    expect(rows[0]).toEqual({ early: 0, n: 3, out_of_order: 0 });
+    expect((await tb.sql.query('SELECT count(*)::int AS n FROM timers')).rows[0].n).toBe(0);
+  });
+
+  it('a broker clock behind PostgreSQL is corrected by the measured offset: due timers fire, never early', async () => {
+    sweeper = createSweeper(tb.broker.services, { clock: () => Date.now() - 3_600_000 });
+    await insertTimers(tb.sql, { count: 20, dueInMs: 500, spreadMs: 500 });
+    expect(await sweeper.sweepOnce()).toMatchObject({ claimed: 20, fired: 0 });
+    await untilAllDueOnPostgres();
+    // The wheel's instants are on PostgreSQL's clock (offset estimated from the claim's round
+    // trip, off by up to half of it), so an hour-slow local clock does not hold them back an hour.
+    await waitFor(async () => {
+      await sweeper!.sweepOnce();
+      return (await frameCount()) === 20;
+    });
+    const { rows } = await tb.sql.query(
+      `SELECT count(*) FILTER (WHERE created_at < deliver_at)::int AS early,
+              count(*) FILTER (WHERE deliver_at < prev)::int AS out_of_order
+         FROM (SELECT created_at, deliver_at, lag(deliver_at) OVER (ORDER BY seq) AS prev FROM messages) x`,
+    );
+    expect(rows[0]).toEqual({ early: 0, out_of_order: 0 });
+  });
+
+  it('timers scheduled into the window are claimed at once and fired by the loop at their instant', async () => {
+    const looped = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_HANDOFF_MS: '5000', QUEEN_SWEEPER_MAX_SLEEP_MS: '60000' } });
+    try {
+      const res = await api(looped, 'POST', '/api/v1/timers', {
+        body: { operations: [{ op: 'schedule', queue: 'q', timerKey: 'w1', delayMs: 1_000, payload: 'e30=' }] },
+      });
+      expect(res.body.results[0]).toMatchObject({ ok: true });
+      // The schedule's notification wakes the loop, whose claim takes the timer into the wheel.
+      await waitFor(
+        async () => (await looped.sql.query('SELECT count(*)::int AS n FROM timers WHERE claim_token IS NOT NULL')).rows[0].n === 1,
+      );
+      await waitFor(async () => (await looped.sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n === 1);
+      const { rows } = await looped.sql.query('SELECT created_at >= deliver_at AS on_time FROM messages');
+      expect(rows[0].on_time).toBe(true);
+    } finally {
+      await looped.close();
+    }
+  });
+});
