@@ -11,7 +11,7 @@ import { isoSql } from '../../db/sql.ts';
 import { inTransaction, replayOnConflict, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
-import { encryptingQueues, ensurePartitions } from '../queues.ts';
+import { ensurePartitions } from '../queues.ts';
 import type { Caller, TimerDeps } from './deps.ts';
 import { admitAndMeter, planVerdict, quotaRefusal, rateRefusalBefore, storageRefusal } from '../../plans/gates.ts';
 import { chunksInKeyOrder, MAX_ORDERED_CHUNKS, runsOfDistinctKeys } from './lockOrder.ts';
@@ -220,9 +220,9 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
   const { tenant, sub } = caller;
   const ops = prepare(operations);
   const scheduleQueues = [...new Set(ops.filter((o) => o.kind === 'schedule').map((o) => o.queue))];
-  // Two independent reads before the transaction (PGlite runs one transaction at a time, so
+  // Read before the transaction, in one statement (PGlite runs one transaction at a time, so
   // nothing inside it may wait on another connection).
-  const [plan, encrypting] = await Promise.all([deps.tenants.plan(tenant), encryptingQueues(deps.db.pool, tenant, scheduleQueues)]);
+  const { plan, encrypting } = await deps.tenants.planAndEncrypting(tenant, scheduleQueues);
   if (plan.schedulePaused) {
     throw new ApiError(
       'schedule_paused',
