@@ -40,6 +40,8 @@
 // p99 within +5 ms of the empty table; peek and list p99 ≤ 10 ms. Soak (30 min): tables ≤ 1.2×,
 // lag p99 ≤ 1.2×, RSS ≤ 1.1× of the first 5 minutes. CLI: `--help` ≤ 0.5 s, every call.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { performance as nodePerformance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { mintToken } from '../src/auth.ts';
@@ -300,6 +302,34 @@ async function measureTrickle(
   return line;
 }
 
+/**
+ * CPU (ms) spent so far by the PostgreSQL backends of this bench's database, read from /proc when
+ * the server runs on this machine; by backend pid, so that a window's share can be taken. Empty
+ * when the server is elsewhere (or /proc says nothing).
+ */
+async function backendCpuMs(sql: pg.Pool): Promise<Map<number, number>> {
+  const pids = (await sql.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows;
+  const out = new Map<number, number>();
+  for (const { pid } of pids) {
+    try {
+      // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th, stime the 15th.
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.set(pid, (Number(f[11]) + Number(f[12])) * 10);
+    } catch {
+      return new Map();
+    }
+  }
+  return out;
+}
+
+/** The database's CPU between two backendCpuMs() readings (a backend born in between counts from 0). */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number | undefined {
+  if (after.size === 0) return undefined;
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
+}
+
 async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Promise<Record<string, any>> {
   await reset(sql);
   const token = await mintToken(SECRET, { tenant: 'bench', sub: 'bench', grants: ['produce', 'consume', 'read', 'admin'] });
@@ -332,6 +362,11 @@ async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Prom
   await sql.query(`DELETE FROM timers WHERE tenant = 'bench'`);
   // The HTTP client runs on a worker thread so that it does not share the broker's event loop.
   const concurrency = flag('concurrency', 8);
+  // CPU per op beside the wall-clock rate: less moved by other work on a shared machine. The
+  // process's CPU includes the client's thread; the event loop's active time is the broker's alone.
+  const dbCpuBefore = await backendCpuMs(sql);
+  const cpuBefore = process.cpuUsage();
+  const eluBefore = nodePerformance.eventLoopUtilization();
   const started = performance.now();
   const failed = await new Promise<void>((resolve, reject) => {
     const traceparent = TRACEPARENTS ? '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' : undefined;
@@ -349,8 +384,21 @@ async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Prom
     return line;
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const elu = nodePerformance.eventLoopUtilization(eluBefore);
+  const dbCpuMs = cpuBetween(dbCpuBefore, await backendCpuMs(sql));
   const n = (await sql.query(`SELECT count(*)::int AS n FROM timers WHERE tenant = 'bench'`)).rows[0].n;
-  const line = { measure: 'schedule', n, batches, concurrency, seconds: round(seconds, 3), opsPerSec: Math.round(N / seconds) };
+  const line = {
+    measure: 'schedule',
+    n,
+    batches,
+    concurrency,
+    seconds: round(seconds, 3),
+    opsPerSec: Math.round(N / seconds),
+    processCpuUsPerOp: round((cpu.user + cpu.system) / N, 1),
+    brokerLoopUsPerOp: round((elu.active * 1000) / N, 1),
+    ...(dbCpuMs === undefined ? {} : { databaseCpuUsPerOp: round((dbCpuMs * 1000) / N, 1) }),
+  };
   emit(line);
   return line;
 }

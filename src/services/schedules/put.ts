@@ -145,8 +145,7 @@ export async function putSchedule(deps: TimerDeps, caller: Caller, input: PutSch
       input.queue,
       input.scheduleKey,
     ]);
-    const rate = await admitAndMeter(q, tenant, plan, 1, 0);
-    if (rate) throw rate;
+    await admitAndMeter(q, tenant, plan, 1, 0, { commit: true }); // throws the rate refusal, rolling back
     return { row, nowMs, withdrawn: withdrawn.rows.map(timerOfSchedule) };
   });
 

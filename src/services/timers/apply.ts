@@ -8,15 +8,15 @@
 // isoSql, and the rate window is PostgreSQL's current second.
 import type { CancelResult, TimerOperation, TimerResult, TimerStatus } from '../../contract/timers.ts';
 import { isoSql } from '../../db/sql.ts';
-import { inTransaction, replayOnConflict, type Queryable } from '../../db/transaction.ts';
+import { inTransaction, pipelines, replayOnConflict, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
 import { ensurePartitions } from '../queues.ts';
 import type { Caller, TimerDeps } from './deps.ts';
-import { admitAndMeter, planVerdict, quotaRefusal, rateRefusalBefore, storageRefusal } from '../../plans/gates.ts';
+import { admitAndMeter, planVerdict, quotaRefusal, quotaSurelyHolds, rateRefusalBefore, storageRefusal } from '../../plans/gates.ts';
 import { chunksInKeyOrder, MAX_ORDERED_CHUNKS, runsOfDistinctKeys } from './lockOrder.ts';
 import { claimedSql, notClaimedSql } from '../../sweeper/claimed.ts';
-import { keyOf, prepare, seal, type Applied, type CancelOp, type ScheduleOp } from './prepare.ts';
+import { keyOf, prepare, seal, type Applied, type CancelOp, type PreparedOp, type ScheduleOp } from './prepare.ts';
 
 /**
  * upsertTimers — $1 tenant, $2 producer_sub, $3..$10 parallel arrays (queue, timer_key, partition,
@@ -216,6 +216,36 @@ async function applyCancels(q: Queryable, tenant: string, ops: CancelOp[], out: 
   }
 }
 
+/** Applies the ops, run after run of distinct keys, each in key order (lockOrder.ts). */
+async function applyRuns(q: Queryable, tenant: string, by: Producer, ops: PreparedOp[]): Promise<Applied[]> {
+  const out: Applied[] = new Array(ops.length);
+  for (const run of runsOfDistinctKeys(ops)) {
+    const chunks = chunksInKeyOrder(run);
+    if (chunks.length <= MAX_ORDERED_CHUNKS) {
+      for (const chunk of chunks) {
+        if (chunk[0].kind === 'schedule') await applySchedules(q, tenant, by, chunk as ScheduleOp[], out);
+        else await applyCancels(q, tenant, chunk as CancelOp[], out);
+      }
+    } else {
+      await q.query(LOCK_KEYS_SQL, [tenant, run.map((o) => o.queue), run.map((o) => o.timerKey)]);
+      await applySchedules(
+        q,
+        tenant,
+        by,
+        run.filter((o): o is ScheduleOp => o.kind === 'schedule'),
+        out,
+      );
+      await applyCancels(
+        q,
+        tenant,
+        run.filter((o): o is CancelOp => o.kind === 'cancel'),
+        out,
+      );
+    }
+  }
+  return out;
+}
+
 export async function applyBatch(deps: TimerDeps, caller: Caller, operations: TimerOperation[]): Promise<{ results: TimerResult[] }> {
   const { tenant, sub } = caller;
   const ops = prepare(operations);
@@ -238,48 +268,40 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
   const applied = await inTransaction(deps.db.pool, async (q) => {
     // Gates in the contract's order: rate, quota, storage, horizon, payload ceiling. The rate is
     // admitted last (its row is the tenant's hot lock), so when a later gate refuses, the rate is
-    // read first to report the earlier rung.
-    const refusal =
-      (await quotaRefusal(q, deps.pendingCounts, tenant, plan, ops)) ??
-      (await storageRefusal(q, tenant, plan, ops)) ??
-      planError ??
-      sealError;
-    if (refusal) throw (await rateRefusalBefore(q, tenant, plan, ops.length)) ?? refusal;
+    // read first to report the earlier rung. When none can refuse (the usual batch: quota provably
+    // not reached, no storage limit), nothing is awaited before the batch's first statements, so
+    // they leave with BEGIN in one write (inTransaction).
+    const mayRefuse =
+      planError || sealError || plan.storageLimitBytes !== 0 || !quotaSurelyHolds(deps.pendingCounts, tenant, plan, ops.length);
+    if (mayRefuse) {
+      const refusal =
+        (await quotaRefusal(q, deps.pendingCounts, tenant, plan, ops)) ??
+        (await storageRefusal(q, tenant, plan, ops)) ??
+        planError ??
+        sealError;
+      if (refusal) throw (await rateRefusalBefore(q, tenant, plan, ops.length)) ?? refusal;
+    }
     const schedules = ops.filter((o): o is ScheduleOp => o.kind === 'schedule');
-    await ensurePartitions(
+    const ensured = ensurePartitions(
       q,
       tenant,
       schedules.map((o) => ({ queue: o.queue, partition: o.partition })),
     );
-    const out: Applied[] = new Array(ops.length);
-    const by: Producer = { sub, traceparent: deps.traceparent ?? null };
-    for (const run of runsOfDistinctKeys(ops)) {
-      const chunks = chunksInKeyOrder(run);
-      if (chunks.length <= MAX_ORDERED_CHUNKS) {
-        for (const chunk of chunks) {
-          if (chunk[0].kind === 'schedule') await applySchedules(q, tenant, by, chunk as ScheduleOp[], out);
-          else await applyCancels(q, tenant, chunk as CancelOp[], out);
-        }
-      } else {
-        await q.query(LOCK_KEYS_SQL, [tenant, run.map((o) => o.queue), run.map((o) => o.timerKey)]);
-        await applySchedules(
-          q,
-          tenant,
-          by,
-          run.filter((o): o is ScheduleOp => o.kind === 'schedule'),
-          out,
-        );
-        await applyCancels(
-          q,
-          tenant,
-          run.filter((o): o is CancelOp => o.kind === 'cancel'),
-          out,
-        );
-      }
+    // Pipelined, the ops' first statement goes out with it; a failure of it fails those too, and
+    // its own error (a deadlock to replay, say) is the one thrown.
+    if (pipelines(q)) ensured.catch(() => {});
+    else await ensured;
+    let out: Applied[];
+    try {
+      out = await applyRuns(q, tenant, { sub, traceparent: deps.traceparent ?? null }, ops);
+    } catch (err) {
+      await ensured;
+      throw err;
     }
+    await ensured;
     const billed = out.filter((a) => a.result.status === 'scheduled' || a.result.status === 'rescheduled').length;
-    const rate = await admitAndMeter(q, tenant, plan, ops.length, billed);
-    if (rate) throw rate; // rolls back the ops, the meter and the window increment
+    // Throws the rate refusal (rolling back the ops, the meter and the window increment); goes out with the COMMIT.
+    await admitAndMeter(q, tenant, plan, ops.length, billed, { commit: true });
     return out;
   });
 
