@@ -7,7 +7,7 @@
 // Time is PostgreSQL's: deliverAt = now() + delayMs is computed in SQL, instants are rendered by
 // isoSql, and the rate window is PostgreSQL's current second.
 import type { CancelResult, TimerOperation, TimerResult, TimerStatus } from '../../contract/timers.ts';
-import { isoSql } from '../../db/sql.ts';
+import { isoFromMicros, microsSql } from '../../db/sql.ts';
 import { inTransaction, pipelines, replayOnConflict, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
@@ -42,8 +42,7 @@ ON CONFLICT (tenant, queue, timer_key) DO UPDATE
        last_error = NULL, claim_token = NULL, claim_expires_at = NULL, updated_at = now()
  WHERE ${notClaimedSql('t')}
 RETURNING t.queue, t.timer_key, (t.xmax = 0) AS inserted, t.txn, t.message_id::text AS message_id,
-          ${isoSql('t.deliver_at')} AS deliver_at,
-          ceil(extract(epoch FROM t.deliver_at) * 1000)::float8 AS deliver_at_ms`;
+          ${microsSql('t.deliver_at')} AS deliver_at_us`;
 
 /**
  * cancelTimers — $1 tenant, $2 queues, $3 timer_keys (distinct keys).
@@ -115,8 +114,7 @@ async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: S
     inserted: boolean;
     txn: string;
     message_id: string;
-    deliver_at: string;
-    deliver_at_ms: number;
+    deliver_at_us: number;
   }>(UPSERT_SQL, [
     tenant,
     by.sub,
@@ -148,9 +146,9 @@ async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: S
           ...base,
           txn: row.txn,
           messageId: row.message_id,
-          deliverAt: row.deliver_at,
+          deliverAt: isoFromMicros(row.deliver_at_us),
         },
-        deliverAtMs: Number(row.deliver_at_ms),
+        deliverAtMs: Math.ceil(row.deliver_at_us / 1000),
       };
     } else {
       // The upsert left the row alone: it is in a sweeper's hands. Report the txn it will deliver.
