@@ -124,9 +124,9 @@ async function once<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>, set
   client.on('error', onError);
   try {
     // Not awaited: on a pipelining connection BEGIN goes out with fn's first statement, one round
-    // trip fewer (docs/benchmarks.md: a one-frame push's latency); elsewhere it is queued as before.
-    // Its failure fails that statement too; it is re-raised here before COMMIT in any case.
-    // What fn sends before its first await leaves in the same write as BEGIN (inOneWrite).
+    // trip fewer (docs/benchmarks.md: a one-frame push's latency), and in the same write as what
+    // fn sends before its first await (inOneWrite); elsewhere it is queued as before. Its failure
+    // fails that statement too; it is re-raised here before COMMIT in any case.
     const pipelining = pipelines(client);
     let pending: Promise<T> | undefined;
     const begun = inOneWrite(client, () => {

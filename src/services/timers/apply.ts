@@ -2,10 +2,12 @@
 //
 // A batch costs a fixed number of statements whatever its size — one set-based upsert per run of
 // distinct keys, one DELETE for the cancels of that run, one statement for the rate window and the
-// meter — in one transaction of the runner (src/db/transaction.ts), gates first.
+// meter — in one transaction of the runner (src/db/transaction.ts), gates first. On PostgreSQL the
+// usual batch (one kind of op, nothing a gate must count) reaches the database in three writes:
+// the plan read; BEGIN, the partitions and the upsert; the rate window and meter with the COMMIT.
 //
-// Time is PostgreSQL's: deliverAt = now() + delayMs is computed in SQL, instants are rendered by
-// isoSql, and the rate window is PostgreSQL's current second.
+// Time is PostgreSQL's: deliverAt = now() + delayMs is computed in SQL (returned as microseconds,
+// rendered as isoSql would by isoFromMicros), and the rate window is PostgreSQL's current second.
 import type { CancelResult, TimerOperation, TimerResult, TimerStatus } from '../../contract/timers.ts';
 import { isoFromMicros, microsSql } from '../../db/sql.ts';
 import { inTransaction, pipelines, replayOnConflict, type Queryable } from '../../db/transaction.ts';
