@@ -42,7 +42,9 @@
 // p99 within +5 ms of the empty table; peek and list p99 ≤ 10 ms. Soak (30 min): tables ≤ 1.2×,
 // lag p99 ≤ 1.2×, RSS ≤ 1.1× of the first 5 minutes. CLI: `--help` ≤ 0.5 s, every call.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { performance as nodePerformance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { mintToken } from '../src/auth.ts';
@@ -320,6 +322,34 @@ async function measureTrickleWindows(broker: Broker, sql: pg.Pool): Promise<void
   }
 }
 
+/**
+ * CPU (ms) spent so far by the PostgreSQL backends of this bench's database, read from /proc when
+ * the server runs on this machine; by backend pid, so that a window's share can be taken. Empty
+ * when the server is elsewhere (or /proc says nothing).
+ */
+async function backendCpuMs(sql: pg.Pool): Promise<Map<number, number>> {
+  const pids = (await sql.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows;
+  const out = new Map<number, number>();
+  for (const { pid } of pids) {
+    try {
+      // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th, stime the 15th.
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.set(pid, (Number(f[11]) + Number(f[12])) * 10);
+    } catch {
+      return new Map();
+    }
+  }
+  return out;
+}
+
+/** The database's CPU between two backendCpuMs() readings (a backend born in between counts from 0). */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number | undefined {
+  if (after.size === 0) return undefined;
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
+}
+
 async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Promise<Record<string, any>> {
   await reset(sql);
   const token = await mintToken(SECRET, { tenant: 'bench', sub: 'bench', grants: ['produce', 'consume', 'read', 'admin'] });
@@ -352,6 +382,11 @@ async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Prom
   await sql.query(`DELETE FROM timers WHERE tenant = 'bench'`);
   // The HTTP client runs on a worker thread so that it does not share the broker's event loop.
   const concurrency = flag('concurrency', 8);
+  // CPU per op beside the wall-clock rate: less moved by other work on a shared machine. The
+  // process's CPU includes the client's thread; the event loop's active time is the broker's alone.
+  const dbCpuBefore = await backendCpuMs(sql);
+  const cpuBefore = process.cpuUsage();
+  const eluBefore = nodePerformance.eventLoopUtilization();
   const started = performance.now();
   const failed = await new Promise<void>((resolve, reject) => {
     const traceparent = TRACEPARENTS ? '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' : undefined;
@@ -369,8 +404,21 @@ async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Prom
     return line;
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const elu = nodePerformance.eventLoopUtilization(eluBefore);
+  const dbCpuMs = cpuBetween(dbCpuBefore, await backendCpuMs(sql));
   const n = (await sql.query(`SELECT count(*)::int AS n FROM timers WHERE tenant = 'bench'`)).rows[0].n;
-  const line = { measure: 'schedule', n, batches, concurrency, seconds: round(seconds, 3), opsPerSec: Math.round(N / seconds) };
+  const line = {
+    measure: 'schedule',
+    n,
+    batches,
+    concurrency,
+    seconds: round(seconds, 3),
+    opsPerSec: Math.round(N / seconds),
+    processCpuUsPerOp: round((cpu.user + cpu.system) / N, 1),
+    brokerLoopUsPerOp: round((elu.active * 1000) / N, 1),
+    ...(dbCpuMs === undefined ? {} : { databaseCpuUsPerOp: round((dbCpuMs * 1000) / N, 1) }),
+  };
   emit(line);
   return line;
 }
@@ -492,15 +540,32 @@ async function measureVolume(empty: Bench) {
   }
 }
 
+// node:http with keep-alive rather than fetch, as bench/client.mjs: the client shares the
+// machine's two cores with the broker and PostgreSQL, and fetch spent about a third of the
+// process's CPU per op here (twice node:http's), which the broker's figure then paid for.
 const CLIENT_WORKER = `
+const http = require('node:http');
 const { parentPort, workerData: { url, token, bodies, concurrency, traceparent } } = require('node:worker_threads');
+const target = new URL(url);
+const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
 let next = 0;
 const headers = { 'content-type': 'application/json', authorization: 'Bearer ' + token, ...(traceparent ? { traceparent } : {}) };
-const post = async (body) => {
-  const res = await fetch(url, { method: 'POST', headers, body });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error('POST /api/v1/timers -> ' + res.status + ' ' + text.slice(0, 300));
-};
+const post = (body) => new Promise((resolve, reject) => {
+  const req = http.request(
+    { agent, method: 'POST', host: target.hostname, port: target.port, path: target.pathname, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+    (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        if (res.statusCode !== 200) reject(new Error('POST /api/v1/timers -> ' + res.statusCode + ' ' + Buffer.concat(chunks).toString('utf8').slice(0, 300)));
+        else resolve();
+      });
+      res.on('error', reject);
+    },
+  );
+  req.on('error', reject);
+  req.end(body);
+});
 Promise.all(Array.from({ length: concurrency }, async () => { while (next < bodies.length) await post(bodies[next++]); }))
   .then(() => parentPort.postMessage('done'), (err) => parentPort.postMessage(err.message));
 `;

@@ -31,7 +31,7 @@ export interface AppState {
 type VerifiedRequest = FastifyRequest & { verification?: { authorization: string; principal: Promise<Principal> } };
 
 /** A request whose JSON body had payloads: their source text by path (src/http/json.ts). */
-type RawPayloadsRequest = FastifyRequest & { rawPayloads?: Map<string, string> };
+type RawPayloadsRequest = FastifyRequest & { rawPayloads?: () => Map<string, string> };
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];

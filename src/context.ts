@@ -14,8 +14,8 @@ export interface RequestContext extends Services {
   res: { status?: number; headers: Record<string, string> };
   /** Aborted when the client disconnects before its response. */
   signal: AbortSignal;
-  /** The source text of the body's payloads by path (`items.0.payload`): what push stores. */
-  rawPayloads?: Map<string, string>;
+  /** The source text of the body's payloads by path (`items.0.payload`): what push stores. Scanned when first asked. */
+  rawPayloads?: () => Map<string, string>;
   /** The W3C traceparent what this request stores carries on (src/http/tracing.ts); null when none. */
   traceparent: string | null;
 }
@@ -31,7 +31,7 @@ export function createContext(
     log: FastifyBaseLogger;
     authorization: string | undefined;
     signal: AbortSignal;
-    rawPayloads?: Map<string, string>;
+    rawPayloads?: () => Map<string, string>;
     traceparent?: string | null;
   },
 ): RequestContext {

@@ -85,6 +85,12 @@ describe('what the body may not be', () => {
     expect(top.body).toMatchObject({ code: 'server_owned_field', field: '__proto__' });
   });
 
+  it('refuses __proto__ spelt with \\u escapes too (the body is scanned whenever its text could spell one)', async () => {
+    const escaped = await send('POST', '/api/v1/timers', '{"\\u005f\\u005fproto__":{},"operations":[]}');
+    expect(escaped.status).toBe(400);
+    expect(escaped.body).toMatchObject({ code: 'server_owned_field', field: '__proto__' });
+  });
+
   it('answers malformed JSON and nesting past the limit with 400', async () => {
     expect((await send('POST', '/api/v1/push', '{"items":[')).body).toMatchObject({ code: 'invalid_json', field: '(body)' });
     const deep = await api(tb, 'POST', '/api/v1/push', {

@@ -57,6 +57,21 @@ describe('schedule', () => {
     expect(res.body.results[0].deliverAt).toBe(r.d);
   });
 
+  it('renders every deliverAt of a batch as PostgreSQL does, whatever its microseconds', async () => {
+    const res = await batch(
+      tb,
+      Array.from({ length: 64 }, (_, i) => sched('render', `k${i}`, { delayMs: i * 1_000_003 + (i % 7) })),
+    );
+    const rows = (
+      await tb.sql.query(
+        `SELECT timer_key, to_char(deliver_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS d FROM timers WHERE queue = 'render'`,
+      )
+    ).rows;
+    const byKey = new Map(rows.map((r) => [r.timer_key, r.d]));
+    expect(byKey.size).toBe(64);
+    for (const r of res.body.results) expect(r.deliverAt).toBe(byKey.get(r.timerKey));
+  });
+
   it('mints a txn when none is supplied, and the default partition is Default', async () => {
     const res = await batch(tb, [sched('mint', 'k')]);
     const { txn } = res.body.results[0];

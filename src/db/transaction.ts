@@ -11,6 +11,7 @@
 //  - A transient database failure that outlives its replays (lost connection, server shutting
 //    down, out of connections) becomes 503 database_unavailable with Retry-After, never a 500.
 //    No statement timeout is imposed here: a slow database answers slowly, then 503 if it fails.
+import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import { ApiError, isTransientDbError, ReplicationUnconfirmedError, sqlState, SQLSTATE } from '../errors.ts';
 
@@ -65,8 +66,26 @@ export async function replayOnConflict<T>(fn: () => Promise<T>): Promise<T> {
  * database's) pg queues the second behind the first and warns that it will refuse it in pg 9, so
  * there the statements are awaited one after the other.
  */
-function pipelines(client: Queryable): boolean {
+export function pipelines(client: Queryable): boolean {
   return (client as { pipeline?: unknown }).pipeline === true;
+}
+
+/**
+ * Runs `issue`, which sends statements without awaiting them, so that everything it sends on a
+ * pipelining connection leaves in one write (pg writes each statement on its own otherwise): on a
+ * loaded machine a socket write costs more than the statement's own CPU in the broker, and a
+ * 256-op schedule batch spent a seventh of its time in them (docs/benchmarks.md). Writes held by
+ * the cork go out when `issue` returns, whatever it throws.
+ */
+export function inOneWrite<T>(client: Queryable, issue: () => T): T {
+  const stream = pipelines(client) ? (client as { connection?: { stream?: Partial<Writable> } }).connection?.stream : undefined;
+  if (!stream?.cork || !stream.uncork) return issue();
+  stream.cork();
+  try {
+    return issue();
+  } finally {
+    stream.uncork();
+  }
 }
 
 /** Clients whose transaction commitWith() already committed: the runner sends no COMMIT of its own. */
@@ -85,8 +104,7 @@ export async function commitWith<R extends pg.QueryResultRow>(tx: Queryable, tex
     committed.add(tx);
     return result;
   }
-  const last = tx.query<R>(text, values);
-  const commit = tx.query('COMMIT');
+  const [last, commit] = inOneWrite(tx, () => [tx.query<R>(text, values), tx.query('COMMIT')] as const);
   commit.catch(() => {});
   const result = await last;
   await commit;
@@ -106,12 +124,19 @@ async function once<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>, set
   client.on('error', onError);
   try {
     // Not awaited: on a pipelining connection BEGIN goes out with fn's first statement, one round
-    // trip fewer (docs/benchmarks.md: a one-frame push's latency); elsewhere it is queued as before.
-    // Its failure fails that statement too; it is re-raised here before COMMIT in any case.
-    const begun = client.query(setup ? `BEGIN; ${setup}` : 'BEGIN');
+    // trip fewer (docs/benchmarks.md: a one-frame push's latency), and in the same write as what
+    // fn sends before its first await (inOneWrite); elsewhere it is queued as before. Its failure
+    // fails that statement too; it is re-raised here before COMMIT in any case.
+    const pipelining = pipelines(client);
+    let pending: Promise<T> | undefined;
+    const begun = inOneWrite(client, () => {
+      const b = client.query(setup ? `BEGIN; ${setup}` : 'BEGIN');
+      if (pipelining) pending = fn(client);
+      return b;
+    });
     begun.catch(() => {});
-    if (!pipelines(client)) await begun;
-    const result = await fn(client);
+    if (!pipelining) await begun;
+    const result = await (pending ?? fn(client));
     await begun;
     if (!committed.delete(client)) await client.query('COMMIT');
     return result;

@@ -15,8 +15,12 @@ import { ApiError } from '../errors.ts';
 
 export interface ParsedBody {
   value: unknown;
-  /** The source text of each value under a `payload` key, by its path. */
-  payloads: Map<string, string>;
+  /**
+   * The source text of each value under a `payload` key, by its path. Scanned on first call: only
+   * push stores payloads as sent, and scanning a 256-op timer batch char by char was a twentieth
+   * of its CPU (docs/benchmarks.md).
+   */
+  payloads: () => Map<string, string>;
 }
 
 type Path = (string | number)[];
@@ -41,8 +45,17 @@ export function parseJsonBody(body: Buffer): ParsedBody | undefined {
   } catch (err) {
     throw new ApiError('invalid_json', `body is not valid JSON: ${(err as Error).message}`, { field: '(body)' });
   }
-  const payloads = new Map<string, string>();
-  scan(text, (path, start, end) => payloads.set(path.join('.'), text.slice(start, end)));
+  let scanned: Map<string, string> | undefined;
+  const payloads = () => {
+    if (scanned) return scanned;
+    const found = new Map<string, string>();
+    scan(text, (path, start, end) => found.set(path.join('.'), text.slice(start, end)));
+    scanned = found;
+    return found;
+  };
+  // A `__proto__` key outside payloads is refused now, read or not: the scan runs whenever the
+  // text could spell one (as such, or through a \u escape, the only JSON escape that yields a letter).
+  if (text.includes('__proto__') || text.includes('\\u')) payloads();
   return { value, payloads };
 }
 

@@ -3,14 +3,17 @@
 // ceiling. The rate window and the usage meter (meter.ts) are written by one statement, the last
 // of a batch.
 import type { EffectivePlan } from '../contract/admin.ts';
-import type { Queryable } from '../db/transaction.ts';
-import { ApiError } from '../errors.ts';
+import { commitWith, type Queryable } from '../db/transaction.ts';
+import { ApiError, sqlState } from '../errors.ts';
 import { keyOf, type PreparedOp, type ScheduleOp } from '../services/timers/prepare.ts';
 import { meterMessages } from './meter.ts';
 import type { PendingCounts } from './pendingCounts.ts';
 
 /** Retry-After of a full pending-timer quota: it frees only as timers fire, so not every second. */
 export const QUOTA_RETRY_AFTER_SECONDS = 30;
+
+/** The SQLSTATE queen_timers_refuse() raises (prisma/migrations/20261209300000_refuse_function). */
+const REFUSED_SQLSTATE = 'QT429';
 
 /** Horizon and payload ceiling: the gates that need no database, in the contract's order. */
 export function planVerdict(plan: EffectivePlan, ops: PreparedOp[]): ApiError | undefined {
@@ -37,10 +40,12 @@ export function planVerdict(plan: EffectivePlan, ops: PreparedOp[]): ApiError | 
 }
 
 /**
- * admitAndMeter — $1 tenant, $2 ops in the batch, $3 billed messages. Last statement of a batch,
- * so the tenant's two hot rows (rate window, meter) are locked only from here to commit.
- * The window is PostgreSQL's current second; a transaction whose second is older than the stored
- * window counts into the stored one. Rows: one, the window's ops including this batch's.
+ * admitAndMeter — $1 tenant, $2 ops in the batch, $3 billed messages, $4 the plan's rate. Last
+ * statement of a batch, so the tenant's two hot rows (rate window, meter) are locked only from here
+ * to commit. The window is PostgreSQL's current second; a transaction whose second is older than
+ * the stored window counts into the stored one. When the window's ops pass the rate, the statement
+ * raises QT429 (queen_timers_refuse), so it can go out with the COMMIT, which PostgreSQL then turns
+ * into a rollback. Rows: one, the window's ops including this batch's.
  */
 const ADMIT_AND_METER_SQL = `
 WITH w AS (
@@ -52,7 +57,7 @@ WITH w AS (
   RETURNING ops
 ), m AS (${meterMessages('SELECT $1::text, $3::bigint')}
 )
-SELECT ops FROM w`;
+SELECT CASE WHEN ops > $4 THEN queen_timers_refuse('rate_limited') ELSE ops END AS ops FROM w`;
 
 /** rateWindowOps — $1 tenant. No lock. The ops already admitted in the current second. */
 const RATE_WINDOW_SQL = `
@@ -109,8 +114,9 @@ export async function rateRefusalBefore(q: Queryable, tenant: string, plan: Effe
 
 /**
  * Admits the batch into the rate window and meters its billed ops, in one statement, the last of
- * the batch's transaction; answers the rate refusal when the window overflowed (the caller throws
- * it, which rolls back the ops, the meter and the window increment).
+ * the batch's transaction; throws the rate refusal when the window overflowed (which rolls back the
+ * ops, the meter and the window increment). With `commit`, the statement goes out with the
+ * transaction's COMMIT (commitWith): nothing may run on `q` afterwards.
  */
 export async function admitAndMeter(
   q: Queryable,
@@ -118,9 +124,27 @@ export async function admitAndMeter(
   plan: EffectivePlan,
   batch: number,
   billed: number,
-): Promise<ApiError | undefined> {
-  const admitted = await q.query<{ ops: number }>(ADMIT_AND_METER_SQL, [tenant, batch, billed]);
-  return rateRefusal(plan, Number(admitted.rows[0].ops), batch);
+  opts: { commit?: boolean } = {},
+): Promise<void> {
+  const params = [tenant, batch, billed, plan.scheduleRatePerSecond];
+  try {
+    await (opts.commit ? commitWith(q, ADMIT_AND_METER_SQL, params) : q.query(ADMIT_AND_METER_SQL, params));
+  } catch (err) {
+    // Over the rate: the window held more than the plan's rate with this batch in it.
+    if (sqlState(err) === REFUSED_SQLSTATE) throw rateRefusal(plan, plan.scheduleRatePerSecond + 1, batch)!;
+    throw err;
+  }
+}
+
+/**
+ * Whether `newRows` more pending timers provably keep the tenant within its quota, from its last
+ * exact count and the rate bound since (pendingCounts.ts): then no count is needed.
+ */
+export function quotaSurelyHolds(counts: PendingCounts, tenant: string, plan: EffectivePlan, newRows: number): boolean {
+  const known = counts.get(tenant);
+  if (!known) return false;
+  const createdSince = plan.scheduleRatePerSecond * ((Date.now() - known.atMs) / 1000 + 1);
+  return known.count + createdSince + newRows <= plan.maxPendingTimers;
 }
 
 export async function quotaRefusal(
@@ -133,11 +157,7 @@ export async function quotaRefusal(
   const quota = plan.maxPendingTimers;
   const newKeys = new Map<string, ScheduleOp>();
   for (const op of ops) if (op.kind === 'schedule') newKeys.set(keyOf(op.queue, op.timerKey), op);
-  const known = counts.get(tenant);
-  if (known) {
-    const createdSince = plan.scheduleRatePerSecond * ((Date.now() - known.atMs) / 1000 + 1);
-    if (known.count + createdSince + newKeys.size <= quota) return undefined;
-  }
+  if (quotaSurelyHolds(counts, tenant, plan, newKeys.size)) return undefined;
   const keys = [...newKeys.values()];
   const r = await q.query<{ pending: number; existing: number }>(PENDING_SQL, [
     tenant,

@@ -10,6 +10,18 @@ import { inTransaction } from '../db/transaction.ts';
 const ENSURE_TENANT_SQL = 'INSERT INTO tenants (tenant) VALUES ($1) ON CONFLICT (tenant) DO NOTHING';
 
 /**
+ * planAndEncrypting — $1 tenant, $2 queue names. No lock. Rows: one — the tenant's plan columns
+ * (found = false and nulls when it has no row yet) and the names among $2 of its queues that
+ * encrypt at rest.
+ */
+const PLAN_AND_ENCRYPTING_SQL = `
+SELECT t.tenant IS NOT NULL AS found, t.max_payload_bytes, t.horizon_seconds, t.max_pending_timers, t.schedule_rate_per_second,
+       t.storage_limit_bytes, coalesce(t.schedule_paused, false) AS schedule_paused, t.max_schedules, t.min_schedule_interval_seconds,
+       coalesce((SELECT array_agg(q.name) FROM queues q WHERE q.tenant = $1 AND q.name = ANY($2::text[]) AND q.encryption_enabled),
+                '{}') AS encrypting
+  FROM (SELECT $1::text AS tenant) k LEFT JOIN tenants t ON t.tenant = k.tenant`;
+
+/**
  * updatePlan — $1 tenant, then per plan field a pair ($2k: set it?, $2k+1: the value, null = the
  * cell default), in the order of PLAN_FIELDS; a field not set keeps its value. Stamped by
  * PostgreSQL (no broker clock enters a stored instant). Locks: the tenant row. Rows: 1.
@@ -69,8 +81,18 @@ export class TenantDirectory {
   }
 
   async plan(tenant: string): Promise<EffectivePlan> {
-    const row = await this.db.prisma.tenant.findUnique({ where: { tenant }, select: SELECT });
-    return this.effective(tenant, row ? { ...row, storageLimitBytes: toNum(row.storageLimitBytes) } : undefined);
+    return (await this.planAndEncrypting(tenant, [])).plan;
+  }
+
+  /**
+   * The tenant's plan in force and which of `queues` encrypt at rest, in one round trip: what a
+   * schedule reads before its transaction. Raw SQL rather than the Prisma client, whose per-call
+   * CPU was a visible share of a 256-op schedule batch (docs/benchmarks.md).
+   */
+  async planAndEncrypting(tenant: string, queues: string[]): Promise<{ plan: EffectivePlan; encrypting: Set<string> }> {
+    const r = await this.db.pool.query<PlanRow & { found: boolean; encrypting: string[] }>(PLAN_AND_ENCRYPTING_SQL, [tenant, queues]);
+    const row = r.rows[0];
+    return { plan: this.effective(tenant, row.found ? overridesOf(row) : undefined), encrypting: new Set(row.encrypting) };
   }
 
   /** Admin update: fields set to null reset to the cell default; absent fields are unchanged. */
@@ -90,18 +112,9 @@ export class TenantDirectory {
 
   async update(tenant: string, patch: Partial<PlanOverrides>): Promise<EffectivePlan> {
     const params = PLAN_FIELDS.flatMap((f) => [patch[f] !== undefined, patch[f] ?? null]);
-    const row = await inTransaction(this.db.pool, async (tx) => (await tx.query(UPDATE_PLAN_SQL, [tenant, ...params])).rows[0]);
+    const row = await inTransaction(this.db.pool, async (tx) => (await tx.query<PlanRow>(UPDATE_PLAN_SQL, [tenant, ...params])).rows[0]);
     this.known.add(tenant);
-    return this.effective(tenant, {
-      maxPayloadBytes: row.max_payload_bytes,
-      horizonSeconds: row.horizon_seconds,
-      maxPendingTimers: row.max_pending_timers,
-      scheduleRatePerSecond: row.schedule_rate_per_second,
-      storageLimitBytes: row.storage_limit_bytes === null ? null : Number(row.storage_limit_bytes),
-      schedulePaused: row.schedule_paused,
-      maxSchedules: row.max_schedules,
-      minScheduleIntervalSeconds: row.min_schedule_interval_seconds,
-    });
+    return this.effective(tenant, overridesOf(row));
   }
 
   /** The storage limit of a plan whose override is `override` (null: the cell default; 0: none). */
@@ -143,3 +156,28 @@ export class TenantDirectory {
 }
 
 const toNum = (v: bigint | null) => (v === null ? null : Number(v));
+
+/** A tenants row's plan columns, as the raw statements here return them (bigint as text). */
+interface PlanRow {
+  max_payload_bytes: number | null;
+  horizon_seconds: number | null;
+  max_pending_timers: number | null;
+  schedule_rate_per_second: number | null;
+  storage_limit_bytes: string | number | null;
+  schedule_paused: boolean;
+  max_schedules: number | null;
+  min_schedule_interval_seconds: number | null;
+}
+
+function overridesOf(row: PlanRow): PlanOverrides {
+  return {
+    maxPayloadBytes: row.max_payload_bytes,
+    horizonSeconds: row.horizon_seconds,
+    maxPendingTimers: row.max_pending_timers,
+    scheduleRatePerSecond: row.schedule_rate_per_second,
+    storageLimitBytes: row.storage_limit_bytes === null ? null : Number(row.storage_limit_bytes),
+    schedulePaused: row.schedule_paused,
+    maxSchedules: row.max_schedules,
+    minScheduleIntervalSeconds: row.min_schedule_interval_seconds,
+  };
+}

@@ -171,7 +171,7 @@ export const logRouter = router({
     .input(r.push.input)
     .output(r.push.output)
     .mutation(async ({ ctx, input }) => {
-      const items = withRawPayloads(input.items, 'items', ctx.rawPayloads);
+      const items = withRawPayloads(input.items, 'items', ctx.rawPayloads?.());
       if (items.length === 0) return push(ctx, ctx.principal, items);
       // Items of queues with delayedProcessing become timers (src/services/log/delayedPush.ts).
       const delays = await delayedQueues(
@@ -253,7 +253,7 @@ export const logRouter = router({
     .mutation(({ ctx, input }) => {
       if (input.operations.some((op) => op.type === 'ack')) requireGrant(ctx.principal, 'consume');
       const operations = input.operations.map((op, j) =>
-        op.type === 'push' ? { ...op, items: withRawPayloads(op.items, `operations.${j}.items`, ctx.rawPayloads) } : op,
+        op.type === 'push' ? { ...op, items: withRawPayloads(op.items, `operations.${j}.items`, ctx.rawPayloads?.()) } : op,
       );
       return commitTransaction(ctx, ctx.principal, { ...input, operations });
     }),

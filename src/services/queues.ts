@@ -21,16 +21,6 @@ export function encryptionUnavailable(queue: string, field?: string): ApiError {
   );
 }
 
-/** encryptingQueues — $1 tenant, $2 queue names. No lock. Rows: the ones that encrypt at rest. */
-const ENCRYPTING_QUEUES_SQL = 'SELECT name FROM queues WHERE tenant = $1 AND name = ANY($2::text[]) AND encryption_enabled';
-
-/** Which of these queues encrypt at rest (queues that do not exist yet do not). */
-export async function encryptingQueues(db: Queryable, tenant: string, queues: string[]): Promise<Set<string>> {
-  if (queues.length === 0) return new Set();
-  const r = await db.query<{ name: string }>(ENCRYPTING_QUEUES_SQL, [tenant, queues]);
-  return new Set(r.rows.map((row) => row.name));
-}
-
 /** ensureQueues — $1 tenant, $2 queue names. Locks: the new rows only. Rows: 0..n inserted. */
 const ENSURE_QUEUES_SQL = 'INSERT INTO queues (tenant, name) SELECT $1, unnest($2::text[]) ON CONFLICT (tenant, name) DO NOTHING';
 

@@ -26,7 +26,7 @@ import {
 } from '../../contract/schedules.ts';
 import { inTransaction, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
-import { encryptingQueues, ensurePartitions } from '../queues.ts';
+import { ensurePartitions } from '../queues.ts';
 import type { Caller, TimerDeps } from '../timers/deps.ts';
 import { admitAndMeter, quotaRefusal, rateRefusalBefore, weighStorage } from '../../plans/gates.ts';
 import { scheduleOp, seal } from '../timers/prepare.ts';
@@ -95,7 +95,7 @@ export async function putSchedule(deps: TimerDeps, caller: Caller, input: PutSch
   const timezone = canonicalZone(input.timezone ?? DEFAULT_TIMEZONE) ?? DEFAULT_TIMEZONE; // the schema refused unknown zones
   const spec = { cron: input.cron, timezone };
   const partition = input.partition ?? DEFAULT_PARTITION;
-  const [plan, encrypting] = await Promise.all([deps.tenants.plan(tenant), encryptingQueues(deps.db.pool, tenant, [input.queue])]);
+  const { plan, encrypting } = await deps.tenants.planAndEncrypting(tenant, [input.queue]);
   if (plan.schedulePaused) {
     throw new ApiError(
       'schedule_paused',
@@ -145,8 +145,7 @@ export async function putSchedule(deps: TimerDeps, caller: Caller, input: PutSch
       input.queue,
       input.scheduleKey,
     ]);
-    const rate = await admitAndMeter(q, tenant, plan, 1, 0);
-    if (rate) throw rate;
+    await admitAndMeter(q, tenant, plan, 1, 0, { commit: true }); // throws the rate refusal, rolling back
     return { row, nowMs, withdrawn: withdrawn.rows.map(timerOfSchedule) };
   });
 

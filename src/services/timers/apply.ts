@@ -2,21 +2,23 @@
 //
 // A batch costs a fixed number of statements whatever its size — one set-based upsert per run of
 // distinct keys, one DELETE for the cancels of that run, one statement for the rate window and the
-// meter — in one transaction of the runner (src/db/transaction.ts), gates first.
+// meter — in one transaction of the runner (src/db/transaction.ts), gates first. On PostgreSQL the
+// usual batch (one kind of op, nothing a gate must count) reaches the database in three writes:
+// the plan read; BEGIN, the partitions and the upsert; the rate window and meter with the COMMIT.
 //
-// Time is PostgreSQL's: deliverAt = now() + delayMs is computed in SQL, instants are rendered by
-// isoSql, and the rate window is PostgreSQL's current second.
+// Time is PostgreSQL's: deliverAt = now() + delayMs is computed in SQL (returned as microseconds,
+// rendered as isoSql would by isoFromMicros), and the rate window is PostgreSQL's current second.
 import type { CancelResult, TimerOperation, TimerResult, TimerStatus } from '../../contract/timers.ts';
-import { isoSql } from '../../db/sql.ts';
-import { inTransaction, replayOnConflict, type Queryable } from '../../db/transaction.ts';
+import { isoFromMicros, microsSql } from '../../db/sql.ts';
+import { inTransaction, pipelines, replayOnConflict, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
-import { encryptingQueues, ensurePartitions } from '../queues.ts';
+import { ensurePartitions } from '../queues.ts';
 import type { Caller, TimerDeps } from './deps.ts';
-import { admitAndMeter, planVerdict, quotaRefusal, rateRefusalBefore, storageRefusal } from '../../plans/gates.ts';
+import { admitAndMeter, planVerdict, quotaRefusal, quotaSurelyHolds, rateRefusalBefore, storageRefusal } from '../../plans/gates.ts';
 import { chunksInKeyOrder, MAX_ORDERED_CHUNKS, runsOfDistinctKeys } from './lockOrder.ts';
 import { claimedSql, notClaimedSql } from '../../sweeper/claimed.ts';
-import { keyOf, prepare, seal, type Applied, type CancelOp, type ScheduleOp } from './prepare.ts';
+import { keyOf, prepare, seal, type Applied, type CancelOp, type PreparedOp, type ScheduleOp } from './prepare.ts';
 
 /**
  * upsertTimers — $1 tenant, $2 producer_sub, $3..$10 parallel arrays (queue, timer_key, partition,
@@ -42,8 +44,7 @@ ON CONFLICT (tenant, queue, timer_key) DO UPDATE
        last_error = NULL, claim_token = NULL, claim_expires_at = NULL, updated_at = now()
  WHERE ${notClaimedSql('t')}
 RETURNING t.queue, t.timer_key, (t.xmax = 0) AS inserted, t.txn, t.message_id::text AS message_id,
-          ${isoSql('t.deliver_at')} AS deliver_at,
-          ceil(extract(epoch FROM t.deliver_at) * 1000)::float8 AS deliver_at_ms`;
+          ${microsSql('t.deliver_at')} AS deliver_at_us`;
 
 /**
  * cancelTimers — $1 tenant, $2 queues, $3 timer_keys (distinct keys).
@@ -115,8 +116,7 @@ async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: S
     inserted: boolean;
     txn: string;
     message_id: string;
-    deliver_at: string;
-    deliver_at_ms: number;
+    deliver_at_us: number;
   }>(UPSERT_SQL, [
     tenant,
     by.sub,
@@ -148,9 +148,9 @@ async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: S
           ...base,
           txn: row.txn,
           messageId: row.message_id,
-          deliverAt: row.deliver_at,
+          deliverAt: isoFromMicros(row.deliver_at_us),
         },
-        deliverAtMs: Number(row.deliver_at_ms),
+        deliverAtMs: Math.ceil(row.deliver_at_us / 1000),
       };
     } else {
       // The upsert left the row alone: it is in a sweeper's hands. Report the txn it will deliver.
@@ -216,13 +216,43 @@ async function applyCancels(q: Queryable, tenant: string, ops: CancelOp[], out: 
   }
 }
 
+/** Applies the ops, run after run of distinct keys, each in key order (lockOrder.ts). */
+async function applyRuns(q: Queryable, tenant: string, by: Producer, ops: PreparedOp[]): Promise<Applied[]> {
+  const out: Applied[] = new Array(ops.length);
+  for (const run of runsOfDistinctKeys(ops)) {
+    const chunks = chunksInKeyOrder(run);
+    if (chunks.length <= MAX_ORDERED_CHUNKS) {
+      for (const chunk of chunks) {
+        if (chunk[0].kind === 'schedule') await applySchedules(q, tenant, by, chunk as ScheduleOp[], out);
+        else await applyCancels(q, tenant, chunk as CancelOp[], out);
+      }
+    } else {
+      await q.query(LOCK_KEYS_SQL, [tenant, run.map((o) => o.queue), run.map((o) => o.timerKey)]);
+      await applySchedules(
+        q,
+        tenant,
+        by,
+        run.filter((o): o is ScheduleOp => o.kind === 'schedule'),
+        out,
+      );
+      await applyCancels(
+        q,
+        tenant,
+        run.filter((o): o is CancelOp => o.kind === 'cancel'),
+        out,
+      );
+    }
+  }
+  return out;
+}
+
 export async function applyBatch(deps: TimerDeps, caller: Caller, operations: TimerOperation[]): Promise<{ results: TimerResult[] }> {
   const { tenant, sub } = caller;
   const ops = prepare(operations);
   const scheduleQueues = [...new Set(ops.filter((o) => o.kind === 'schedule').map((o) => o.queue))];
-  // Two independent reads before the transaction (PGlite runs one transaction at a time, so
+  // Read before the transaction, in one statement (PGlite runs one transaction at a time, so
   // nothing inside it may wait on another connection).
-  const [plan, encrypting] = await Promise.all([deps.tenants.plan(tenant), encryptingQueues(deps.db.pool, tenant, scheduleQueues)]);
+  const { plan, encrypting } = await deps.tenants.planAndEncrypting(tenant, scheduleQueues);
   if (plan.schedulePaused) {
     throw new ApiError(
       'schedule_paused',
@@ -238,48 +268,40 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
   const applied = await inTransaction(deps.db.pool, async (q) => {
     // Gates in the contract's order: rate, quota, storage, horizon, payload ceiling. The rate is
     // admitted last (its row is the tenant's hot lock), so when a later gate refuses, the rate is
-    // read first to report the earlier rung.
-    const refusal =
-      (await quotaRefusal(q, deps.pendingCounts, tenant, plan, ops)) ??
-      (await storageRefusal(q, tenant, plan, ops)) ??
-      planError ??
-      sealError;
-    if (refusal) throw (await rateRefusalBefore(q, tenant, plan, ops.length)) ?? refusal;
+    // read first to report the earlier rung. When none can refuse (the usual batch: quota provably
+    // not reached, no storage limit), nothing is awaited before the batch's first statements, so
+    // they leave with BEGIN in one write (inTransaction).
+    const mayRefuse =
+      planError || sealError || plan.storageLimitBytes !== 0 || !quotaSurelyHolds(deps.pendingCounts, tenant, plan, ops.length);
+    if (mayRefuse) {
+      const refusal =
+        (await quotaRefusal(q, deps.pendingCounts, tenant, plan, ops)) ??
+        (await storageRefusal(q, tenant, plan, ops)) ??
+        planError ??
+        sealError;
+      if (refusal) throw (await rateRefusalBefore(q, tenant, plan, ops.length)) ?? refusal;
+    }
     const schedules = ops.filter((o): o is ScheduleOp => o.kind === 'schedule');
-    await ensurePartitions(
+    const ensured = ensurePartitions(
       q,
       tenant,
       schedules.map((o) => ({ queue: o.queue, partition: o.partition })),
     );
-    const out: Applied[] = new Array(ops.length);
-    const by: Producer = { sub, traceparent: deps.traceparent ?? null };
-    for (const run of runsOfDistinctKeys(ops)) {
-      const chunks = chunksInKeyOrder(run);
-      if (chunks.length <= MAX_ORDERED_CHUNKS) {
-        for (const chunk of chunks) {
-          if (chunk[0].kind === 'schedule') await applySchedules(q, tenant, by, chunk as ScheduleOp[], out);
-          else await applyCancels(q, tenant, chunk as CancelOp[], out);
-        }
-      } else {
-        await q.query(LOCK_KEYS_SQL, [tenant, run.map((o) => o.queue), run.map((o) => o.timerKey)]);
-        await applySchedules(
-          q,
-          tenant,
-          by,
-          run.filter((o): o is ScheduleOp => o.kind === 'schedule'),
-          out,
-        );
-        await applyCancels(
-          q,
-          tenant,
-          run.filter((o): o is CancelOp => o.kind === 'cancel'),
-          out,
-        );
-      }
+    // Pipelined, the ops' first statement goes out with it; a failure of it fails those too, and
+    // its own error (a deadlock to replay, say) is the one thrown.
+    if (pipelines(q)) ensured.catch(() => {});
+    else await ensured;
+    let out: Applied[];
+    try {
+      out = await applyRuns(q, tenant, { sub, traceparent: deps.traceparent ?? null }, ops);
+    } catch (err) {
+      await ensured;
+      throw err;
     }
+    await ensured;
     const billed = out.filter((a) => a.result.status === 'scheduled' || a.result.status === 'rescheduled').length;
-    const rate = await admitAndMeter(q, tenant, plan, ops.length, billed);
-    if (rate) throw rate; // rolls back the ops, the meter and the window increment
+    // Throws the rate refusal (rolling back the ops, the meter and the window increment); goes out with the COMMIT.
+    await admitAndMeter(q, tenant, plan, ops.length, billed, { commit: true });
     return out;
   });
 
