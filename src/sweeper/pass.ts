@@ -1,3 +1,5 @@
+// One cohesive thing: a sweep pass is one class whose state (held batches, lost claims, prefetch, the wheel)
+// is read and written by each step of the pass; split, each part would need all of it.
 // One sweep pass (sweepOnce) and the state passes hand to each other: batches held after a database
 // failure, claims whose answer was lost, the batch prefetched beside a fire, the hand-off window's
 // wheel, and what the last claim said about the next due timer. The loop around it (index.ts) only
