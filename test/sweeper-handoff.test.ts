@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { insertTimers } from './helpers/timers.ts';
+import { acceptQueue, insertTimers, rejectQueue } from './helpers/timers.ts';
 
 /** A window wide enough that the timers below are inside it, whatever the machine's speed. */
 const WINDOW_MS = 60_000;
@@ -22,6 +22,7 @@ afterAll(async () => {
 beforeEach(async () => {
   await sweeper?.stop();
   sweeper = undefined;
+  await acceptQueue(tb.sql, 'q');
   await tb.sql.query('TRUNCATE timers, messages, dead_letters');
 });
 
@@ -104,6 +105,38 @@ describe('the hand-off window', () => {
          FROM (SELECT created_at, deliver_at, lag(deliver_at) OVER (ORDER BY seq) AS prev FROM messages) x`,
     );
     expect(rows[0]).toEqual({ early: 0, out_of_order: 0 });
+  });
+
+  it('a wheel batch failing with the database is held and fired by the next pass once the database is back', async () => {
+    sweeper = createSweeper(tb.broker.services);
+    await insertTimers(tb.sql, { count: 2, dueInMs: 1_500 });
+    expect(await sweeper.sweepOnce()).toEqual({ claimed: 2, fired: 0, failed: 0 });
+    await untilAllDueOnPostgres();
+    await rejectQueue(tb.sql, 'q', '08006');
+    await expect(sweeper.sweepOnce()).rejects.toThrow();
+    await acceptQueue(tb.sql, 'q');
+    expect(await sweeper.sweepOnce()).toEqual({ claimed: 0, fired: 2, failed: 0 });
+    expect(await frameCount()).toBe(2);
+  });
+
+  it('stop() releases claims it could not fire, so another broker takes them at once', async () => {
+    sweeper = createSweeper(tb.broker.services);
+    await insertTimers(tb.sql, { count: 3, dueInMs: 1_500 });
+    expect(await sweeper.sweepOnce()).toEqual({ claimed: 3, fired: 0, failed: 0 });
+    await untilAllDueOnPostgres();
+    // 53000 (insufficient resources) is a failure of the database, not of a row: the batch is held.
+    await rejectQueue(tb.sql, 'q', '53000');
+    await expect(sweeper.sweepOnce()).rejects.toThrow(/rejects frames/);
+    expect(await claimedCount()).toBe(3);
+    await sweeper.stop();
+    expect((await tb.sql.query('SELECT attempts, claim_token FROM timers')).rows).toEqual([
+      { attempts: 0, claim_token: null },
+      { attempts: 0, claim_token: null },
+      { attempts: 0, claim_token: null },
+    ]);
+    await acceptQueue(tb.sql, 'q');
+    sweeper = createSweeper(tb.broker.services);
+    expect(await sweeper.sweepOnce()).toEqual({ claimed: 3, fired: 3, failed: 0 });
   });
 
   it('timers scheduled into the window are claimed at once and fired by the loop at their instant', async () => {

@@ -61,6 +61,16 @@ export class SweeperDb implements Queryable {
     return inTransaction(this.pool, fn, { setup: setLocal(SWEEPER_PLANS), replay: false });
   }
 
+  /** `name` for a statement of the sweeper's own connections (runStatement); none on the embedded database's shared one. */
+  named(name: string): string | undefined {
+    return this.embedded ? undefined : name;
+  }
+
+  /** A transaction, not replayed (the sweeper retries by its own rules), whose plans depend on SWEEPER_PLANS. */
+  transaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn, { setup: this.embedded ? setLocal(SWEEPER_PLANS) : undefined, replay: false });
+  }
+
   async end(): Promise<void> {
     if (this.ownsPool) await this.pool.end().catch(() => {});
   }

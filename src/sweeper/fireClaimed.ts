@@ -3,13 +3,17 @@
 // partition, so a consumer's cursor never passes a frame still being fired), then runs one
 // statement that deletes the timers and inserts their frames.
 //
-// Parameters: $1 claim token, $2 tids of the timers to fire (tid[]), and the replacement bytes for
+// Parameters: $1 claim token (null: the rows are locked by this very transaction, fireDue.ts), $2
+//   tids of the timers to fire (tid[]), and the replacement bytes for
 //   timers whose stored payload cannot enter the log as it is (zstd: the log has no zstd flag):
 //   $3 tids (tid[]), $4 payloads (bytea[]), $5 encrypted flags (bool[]).
 // Locks: the destination partition rows (until commit); the deleted timer rows (ours by lease);
 //   the log's unique indexes for the inserted frames.
 // Rows: deletes the timers of $2 that still carry $1 and are due on PostgreSQL's clock
-//   (deliver_at <= clock_timestamp(), read once) — a broker that lost its lease deletes 0 and
+//   (deliver_at <= clock_timestamp(), read once; written so that it cannot serve as an index
+//   condition: the rows are found by a TID scan, never by walking timers_deliver_at_idx over the
+//   whole backlog, which the planner chose when the statistics put one row there) — a broker that
+//   lost its lease deletes 0 and
 //   therefore inserts 0; a timer the broker's clock thought due too soon is not deleted and comes
 //   back in `early`, so no frame is ever early whatever the broker's clock says. Inserts one frame per deleted timer in deliverAt order (seq follows the
 //   ORDER BY), unless the log already holds its txn in that queue and partition (ON CONFLICT DO
@@ -20,11 +24,13 @@
 //   group, with the reason.
 //   A zstd timer without replacement bytes would violate messages.payload NOT NULL on purpose:
 //   the statement fails rather than delivering compressed bytes as if they were the payload.
+//   A frame's created_at is that clock_timestamp(): the instant the fire found it due, never
+//   before its deliverAt (the transaction's now() was read before the rows were locked).
 // Returns one row: deleted, inserted, per tenant+queue the fire lags (created_at − deliver_at,
 //   PostgreSQL's clock, seconds), the early tids and the clock_timestamp() the fire compared with.
 import { append } from '../services/log/append.ts';
 import { INSERT_DEAD_LETTERS } from '../services/log/deadLetterInsert.ts';
-import { inTransaction } from '../db/transaction.ts';
+import { inTransaction, type Queryable } from '../db/transaction.ts';
 import type { ClaimedTimer } from './claimDue.ts';
 import type { SweeperDb } from './db.ts';
 import { TIMER_DLQ_CONSUMER_GROUP } from './deadLetter.ts';
@@ -55,7 +61,8 @@ clock AS (
   SELECT * FROM unnest($3::tid[], $4::bytea[], $5::boolean[]) AS o(tid, payload, encrypted)
 ), d AS (
   DELETE FROM timers t
-  WHERE t.ctid = ANY ($2::tid[]) AND t.claim_token = $1 AND t.deliver_at <= (SELECT ts FROM clock)
+  WHERE t.ctid = ANY ($2::tid[]) AND ($1::uuid IS NULL OR t.claim_token = $1)
+    AND t.deliver_at + interval '0' <= (SELECT ts FROM clock)
   RETURNING t.ctid AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.deliver_at, t.txn, t.message_id,
     t.payload, t.payload_zstd, t.encrypted, t.producer_sub, t.traceparent
 ), frames AS (
@@ -101,7 +108,8 @@ SELECT (SELECT count(*) FROM d)::int AS deleted,
              FROM appended GROUP BY tenant, queue) g) AS queues,
   (SELECT coalesce(array_agg(t.ctid::text), '{}') FROM timers t
     WHERE (SELECT count(*) FROM d) < cardinality($2::tid[])
-      AND t.ctid = ANY ($2::tid[]) AND t.claim_token = $1 AND t.deliver_at > (SELECT ts FROM clock)) AS early,
+      AND t.ctid = ANY ($2::tid[]) AND ($1::uuid IS NULL OR t.claim_token = $1)
+      AND t.deliver_at + interval '0' > (SELECT ts FROM clock)) AS early,
   (extract(epoch FROM (SELECT ts FROM clock)) * 1000)::float8 AS pg_now_ms`;
 
 export async function fireClaimed(
@@ -110,26 +118,36 @@ export async function fireClaimed(
   rows: ClaimedTimer[],
   replacements: Map<string, Replacement>,
 ): Promise<FireResult> {
-  const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
   // No replay here: the sweeper retries by its own rules, and the claim token makes that safe.
-  // The statement goes out with its COMMIT (one round trip fewer while the partitions are locked).
-  return inTransaction(
-    db.pool,
-    async (tx) => {
-      const [r] = await append<Omit<FireResult, 'pgNowMs'> & { pg_now_ms: number }>(
-        tx,
-        rows,
-        {
-          ctes: FIRED_FRAMES,
-          after: COLLIDED,
-          params: [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted)],
-          result: FIRE_RESULT,
-        },
-        { commit: true },
-      );
-      const { pg_now_ms: pgNowMs, ...result } = r;
-      return { ...result, pgNowMs };
+  return inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, replacements, db.named('qt_fire')), { replay: false });
+}
+
+/**
+ * The fire as the last statement of `tx`, which it commits: the statement goes out with its
+ * COMMIT (one round trip fewer while the partitions are locked). token null: `tx` itself holds the
+ * rows (fireDue.ts). `name`: the statements' prepared name (SweeperDb.named).
+ */
+export async function fireAndCommit(
+  tx: Queryable,
+  token: string | null,
+  rows: ClaimedTimer[],
+  replacements: Map<string, Replacement>,
+  name: string | undefined,
+): Promise<FireResult> {
+  const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
+  const [r] = await append<Omit<FireResult, 'pgNowMs'> & { pg_now_ms: number }>(
+    tx,
+    rows,
+    {
+      ctes: FIRED_FRAMES,
+      createdAt: '(SELECT ts FROM clock)',
+      after: COLLIDED,
+      params: [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted)],
+      result: FIRE_RESULT,
+      name,
     },
-    { replay: false },
+    { commit: true },
   );
+  const { pg_now_ms: pgNowMs, ...result } = r;
+  return { ...result, pgNowMs };
 }

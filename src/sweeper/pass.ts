@@ -6,8 +6,10 @@
 // decides when to pass.
 //
 //   sweepOnce():  fire the wheel's due timers → materializeDue (schedules' occurrences as timers) →
-//                 claimDue (due within QUEEN_SWEEPER_HANDOFF_MS) → the due ones: unpack (zstd) →
-//                 fireClaimed → (on failure: isolate) → backOff / deadLetter; the others: the wheel
+//                 fireDue (timers already due, locked and fired in one transaction per stripe) →
+//                 claimDue (due within QUEEN_SWEEPER_HANDOFF_MS) → the wheel
+//                 A due batch whose fire fails is claimed instead (claimDue with the due timers) and
+//                 fired through fireClaimed → (on failure: isolate) → backOff / deadLetter.
 //
 // The hand-off window (docs/operations.md): a claim takes the timers due within the window, so the
 // claim's round trip is paid before a timer's instant, not after it, and the wheel (wheel.ts) fires
@@ -36,6 +38,7 @@ import {
   isDatabaseLevel,
 } from './failures.ts';
 import { fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts';
+import { fireDue } from './fireDue.ts';
 import type { Context } from '../tracing.ts';
 import { claimSpan, fireSpan } from './tracing.ts';
 import { Materializer } from './materializeDue.ts';
@@ -80,6 +83,16 @@ interface Failure {
   err: unknown;
 }
 
+/**
+ * fireDue transactions side by side on real PostgreSQL, each on its own stripe of partitions: two
+ * keep both of PostgreSQL's cores of the machine this was measured on busy (docs/benchmarks.md);
+ * the sweeper's pool (db.ts) has one more connection, for a claim.
+ */
+const FIRE_STRIPES = 2;
+
+/** How long one pass may keep firing a backlog of due timers before the wheel and the materializer get their turn. */
+const FIRE_BUDGET_MS = 50;
+
 /** The sweeper's passes: one at a time, each picking up what the one before left. */
 export class SweepPass {
   private readonly db: SweeperDb;
@@ -102,6 +115,10 @@ export class SweepPass {
   private readonly wheel = new TimingWheel();
   /** Earliest deliverAt (PostgreSQL ms) notified since the last claim was sent. */
   private notifiedDueMs = Infinity;
+  /** Unclaimed timers may be due: the next pass starts with fireDue (a claim said so, a notified instant passed, the last fireDue was full). */
+  private dueWaiting = true;
+  /** A fireDue failed for reasons of its rows: the next claim takes due timers too, and isolates the failing ones. */
+  private isolateDue = false;
 
   constructor(
     private readonly services: Services,
@@ -163,20 +180,24 @@ export class SweepPass {
   notified(deliverAtMs: number): number {
     this.notifiedDueMs = Math.min(this.notifiedDueMs, deliverAtMs);
     const inMs = deliverAtMs - this.clock.pgNow();
+    if (inMs <= 0) this.dueWaiting = true;
     this.materializer.notified(Date.now() + inMs);
     return inMs - this.cfg.QUEEN_SWEEPER_HANDOFF_MS;
   }
 
-  /** How long the loop may sleep before the next pass: the next claim or the wheel's next instant. */
+  /**
+   * How long the loop may sleep before the next pass: the next claim or the wheel's next instant
+   * (fractional milliseconds: the loop spins the last ones, index.ts).
+   */
   nextSleepMs(): number {
     const { QUEEN_SWEEPER_MIN_SLEEP_MS: min } = this.cfg;
-    if (this.prefetched) return 0;
+    if (this.prefetched || this.dueWaiting || this.isolateDue) return 0;
     if (this.held.length > 0 || this.lostClaims.length > 0) return min;
     const claimIn = Math.max(min, this.claimDueAt() - Date.now());
     const next = this.wheel.nextDueMs;
     // Not clamped by the minimum sleep: the wheel's instants are the point of the window.
     const wheelIn = next === undefined ? Infinity : Math.max(0, this.clock.toLocalLatest(next) - this.clock.local());
-    return Math.ceil(Math.min(claimIn, wheelIn));
+    return Math.min(claimIn, wheelIn);
   }
 
   /** When the next claim is due (local clock), from what the last claim said. */
@@ -212,13 +233,21 @@ export class SweepPass {
       await this.fireWheel(result);
       // Paced by the loop, a pass woken for the wheel claims only when a claim is due; a pass
       // driven by tests always claims.
-      if (this.materializer.paced && !this.prefetched && Date.now() < this.claimDueAt()) return result;
-      await this.materializer.runIfDue(); // before the claim (never throws): a caught-up occurrence fires in this pass
+      if (this.materializer.paced && !this.prefetched && !this.dueWaiting && !this.isolateDue && Date.now() < this.claimDueAt()) {
+        return result;
+      }
+      await this.materializer.runIfDue(); // before the fire (never throws): a caught-up occurrence fires in this pass
+      if (this.dueWaiting && !this.isolateDue && !this.prefetched) {
+        // A full batch: more are due; the next pass fires them at once, claiming nothing meanwhile.
+        if (await this.fireDue(result)) return result;
+        this.dueWaiting = false;
+      }
 
       const pending = this.prefetched;
       this.prefetched = undefined;
+      const isolating = this.isolateDue;
       const { claim, token, sentAt, trace } = await (pending ?? this.claim());
-      result.claimed = claim.rows.length;
+      result.claimed += claim.rows.length;
       const due = this.toWheel(claim, token, sentAt, trace);
       if (due.length > 0) {
         // A full batch means a backlog: claim the next batch while this one fires, on a second
@@ -234,6 +263,14 @@ export class SweepPass {
         }
         const batch: Batch = { token, rows: due, leaseEndsAt: sentAt + this.cfg.QUEEN_SWEEPER_LEASE_MS, trace };
         await this.processOrHold(batch, result);
+      }
+      if (isolating) {
+        // The failing due batch was claimed (and its failures charged) or is no longer due: back to fireDue.
+        this.isolateDue = false;
+        this.dueWaiting = true;
+      } else if (claim.dueWaiting && !this.stopping) {
+        // Due timers nobody holds (matured since the last look, or backed off): fired in this pass.
+        this.dueWaiting = await this.fireDue(result);
       }
       return result;
     } finally {
@@ -284,6 +321,43 @@ export class SweepPass {
     }
   }
 
+  /**
+   * fireDue on every stripe, side by side, each stripe batch after batch until it finds less than a
+   * batch due or FIRE_BUDGET_MS has passed (the wheel and the materializer get their turn between
+   * passes). Returns whether a stripe's last batch was full (more are due). A stripe that failed for
+   * reasons of its rows sets isolateDue: this pass then claims the due timers to find them; one that
+   * failed with the database is thrown once every stripe has settled.
+   */
+  private async fireDue(result: SweepResult): Promise<boolean> {
+    const stripes = this.db.embedded ? 1 : FIRE_STRIPES;
+    const batchSize = this.cfg.QUEEN_SWEEPER_BATCH_SIZE;
+    const until = performance.now() + FIRE_BUDGET_MS;
+    const stripe = async (i: number): Promise<boolean> => {
+      for (;;) {
+        const { rows, fired } = await fireDue(this.db, this.services.cipher, batchSize, i, stripes, (r, run) =>
+          fireSpan(r, undefined, run),
+        );
+        result.claimed += rows.length;
+        if (fired) this.recordFire(fired, rows.length, result);
+        if (rows.length < batchSize) return false;
+        if (this.stopping || performance.now() >= until) return true;
+      }
+    };
+    const outcomes = await Promise.allSettled(Array.from({ length: stripes }, (_, i) => stripe(i)));
+    let full = false;
+    let databaseFailure: unknown;
+    for (const o of outcomes) {
+      if (o.status === 'fulfilled') full ||= o.value;
+      else if (isDatabaseLevel(o.reason)) databaseFailure ??= o.reason;
+      else {
+        this.isolateDue = true;
+        this.log.debug({ err: o.reason }, 'a due batch failed to fire: claiming it to find the failing timers');
+      }
+    }
+    if (databaseFailure !== undefined) throw databaseFailure;
+    return full && !this.isolateDue;
+  }
+
   private async claim(): Promise<Claimed> {
     const token = randomUUID();
     const sentAt = Date.now();
@@ -292,7 +366,7 @@ export class SweepPass {
     let claim: ClaimResult;
     const { QUEEN_SWEEPER_BATCH_SIZE: limit, QUEEN_SWEEPER_LEASE_MS: leaseMs, QUEEN_SWEEPER_HANDOFF_MS: handoffMs } = this.cfg;
     try {
-      claim = await claimDue(this.db, token, limit, leaseMs, handoffMs);
+      claim = await claimDue(this.db, token, limit, leaseMs, handoffMs, this.isolateDue);
     } catch (err) {
       // The claim may have committed with nobody to fire it; give its rows back next pass.
       if (isDatabaseLevel(err)) this.lostClaims.push(token);

@@ -11,6 +11,9 @@
 // the fire statement itself refuses a timer not yet due on PostgreSQL's clock (fireClaimed.ts), so
 // an estimate that is wrong delays a fire, never advances it.
 
+/** Milliseconds since the epoch, with the monotonic clock's sub-millisecond resolution. */
+export const preciseNow = (): number => performance.timeOrigin + performance.now();
+
 /** A sample older than this gives way to any newer one, however slow its round trip. */
 const SAMPLE_TTL_MS = 10_000;
 
@@ -19,8 +22,13 @@ export class PgClock {
   /** Samples that contradicted the best one (a clock step), for the logs and tests. */
   steps = 0;
 
-  /** `local` is the broker's clock (Date.now; tests inject one that runs ahead or behind). */
-  constructor(readonly local: () => number = Date.now) {}
+  /**
+   * `local` is the broker's clock (tests inject one that runs ahead or behind). By default the
+   * wall clock at sub-millisecond resolution (Date.now has whole milliseconds, a millisecond of lag
+   * at every fire): the monotonic clock from the process's start. It drifts from the wall clock
+   * over days, which the samples correct as they would a step.
+   */
+  constructor(readonly local: () => number = preciseNow) {}
 
   /** PostgreSQL's clock minus the local clock, ms (0 before the first sample). */
   get offsetMs(): number {

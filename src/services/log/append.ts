@@ -15,7 +15,7 @@
 // consumer rows (a group's registration skips it: ./groups.ts); its first append gives it one per
 // group first (joinGroups).
 import { byteOrder } from '../../db/sql.ts';
-import { commitWith, type Queryable } from '../../db/transaction.ts';
+import { commitWith, runStatement, type Queryable } from '../../db/transaction.ts';
 import { ensurePartitions, joinGroups } from '../queues.ts';
 
 /** A partition appended to: the unit of the append lock. */
@@ -66,6 +66,10 @@ export interface LockedPartition extends PartitionKey {
 export interface FrameSource {
   ctes: string;
   params: unknown[];
+  /** The frames' created_at, as SQL over the source's CTEs; by default the transaction's now(). */
+  createdAt?: string;
+  /** Names the lock and the insert as prepared statements (src/db/transaction.ts `statement`): the sweeper's own connections only. */
+  name?: string;
   after?: string;
   result?: string;
 }
@@ -90,9 +94,9 @@ export const appendSql = (s: FrameSource) => `
 WITH ${s.ctes},
 appended AS (
   INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub, timer_key, deliver_at, trace_id,
-                        traceparent)
+                        traceparent, created_at)
   SELECT f.tenant, f.id, f.queue, f.partition, f.transaction_id, f.payload, f.encrypted, f.producer_sub, f.timer_key, f.deliver_at,
-         f.trace_id, f.traceparent
+         f.trace_id, f.traceparent, ${s.createdAt ?? 'now()'}
     FROM frames f
    ORDER BY f.ord
   ON CONFLICT DO NOTHING
@@ -146,14 +150,9 @@ export async function append<R extends Record<string, unknown>>(
   const keys = [...new Map(partitions.map((k) => [`${k.tenant}\u0000${k.queue}\u0000${k.partition}`, k])).values()].sort(
     (a, b) => byteOrder(a.tenant, b.tenant) || byteOrder(a.queue, b.queue) || byteOrder(a.partition, b.partition),
   );
+  const lockParams = [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)];
   const lock = async () =>
-    (
-      await tx.query<LockedPartition>(LOCK_PARTITIONS_SQL, [
-        keys.map((k) => k.tenant),
-        keys.map((k) => k.queue),
-        keys.map((k) => k.partition),
-      ])
-    ).rows;
+    (await runStatement<LockedPartition>(tx, LOCK_PARTITIONS_SQL, lockParams, source.name && `${source.name}:lock`)).rows;
   // Schedule creates its partitions ahead, so a fire's lock finds them all; a push's first frame
   // in a partition (or a timer written straight into the table) creates it here.
   let locked = await lock();
@@ -181,6 +180,9 @@ export async function append<R extends Record<string, unknown>>(
     );
   }
   await prepare?.(locked);
-  const r = commit ? await commitWith<R>(tx, appendSql(source), source.params) : await tx.query<R>(appendSql(source), source.params);
+  const text = appendSql(source);
+  const r = commit
+    ? await commitWith<R>(tx, text, source.params, source.name)
+    : await runStatement<R>(tx, text, source.params, source.name);
   return r.rows;
 }
