@@ -15,6 +15,7 @@
 //                 without and with them;
 //                 push-to-waiter latency of 300 frames pushed one by one, 30 ms apart
 //   logTrickle    the fire lag of a trickle (as `trickle`) while 4 consumers drain at full speed
+//                 and 1,000 long-polls wait on another queue (also alone: `trickle-busy`)
 //   logGroupBootstrap  5,000 partitions with one frame each: the first pop of a new named group
 //                 with subscriptionMode=new, with subscriptionFrom=<an instant after the frames>,
 //                 and (the reference) with neither; then 5,000 frames pushed one per partition and
@@ -94,6 +95,24 @@ async function benchCaller(ctx: Pick<LogBenchContext, 'broker' | 'base' | 'secre
   const pushAll = (queue: string, total: number, partitions: number, batch = 100, inFlight = 4) =>
     client({ kind: 'push', url, token, queue, total, batch, inFlight, partitions });
   return { token, url, call, pushAll };
+}
+
+/**
+ * The trickle's fire lag (`trickle`, emitted as logTrickle) while 4 consumers drain 50,000 frames
+ * at full speed and 1,000 long-polls wait on an idle queue, all from a client process; the long-polls
+ * hold until the trickle is over. Also alone: `npm run bench -- trickle-busy`.
+ */
+export async function measureBusyTrickle(ctx: Pick<LogBenchContext, 'broker' | 'sql' | 'base' | 'secret' | 'trickle'>) {
+  const { sql } = ctx;
+  const { pushAll, url, token } = await benchCaller(ctx);
+  await resetLog(sql);
+  await pushAll('busy', 50_000, 8);
+  const idle = client({ kind: 'idle', url, token, queue: 'idle', waiters: 1000, holdMs: 35_000 });
+  await new Promise((r) => setTimeout(r, 2_000)); // the long-polls are in
+  await ctx.trickle(() =>
+    client({ kind: 'drain', url, token, queue: 'busy', consumers: 4, batch: 100, autoAck: false, expect: 50_000, limitMs: 60_000 }),
+  );
+  await idle;
 }
 
 /**
@@ -286,12 +305,8 @@ export async function measureLog(ctx: LogBenchContext) {
     statuses: idled.statuses,
   });
 
-  // --- the fire while consumers drain at full speed -------------------------------------------
-  await resetLog(sql);
-  await pushAll('busy', 50_000, 8);
-  await ctx.trickle(() =>
-    client({ kind: 'drain', url, token, queue: 'busy', consumers: 4, batch: 100, autoAck: false, expect: 50_000, limitMs: 60_000 }),
-  );
+  // --- the fire while consumers drain at full speed and 1,000 long-polls wait -------------------
+  await measureBusyTrickle(ctx);
 
   // --- a new consumer group over 5,000 partitions -----------------------------------------------
   await measureGroupBootstrap(ctx);

@@ -11,7 +11,8 @@
 //             each line with the load average beside it
 //   log       the log at speed: push, drain, history, partitions, ack/batch, idle long-polls and
 //             the trickle under consumer load, a new consumer group over 5,000 partitions
-//             (bench/log.ts; not in the default set; `log-bootstrap` runs the last one alone)
+//             (bench/log.ts; not in the default set; `log-bootstrap` runs the last one alone,
+//             `trickle-busy` the trickle while consumers drain and 1,000 long-polls wait)
 //   volume    schedule, peek/list and trickle on an empty table and, alternating with it, on a
 //             second database holding --pending=N timers (default 10,000,000) pending weeks out,
 //             and the ratios (not in the default set)
@@ -56,7 +57,7 @@ import { FireHistory, fireHistoryFlushDuty } from '../src/maintenance/fireHistor
 import { startDuty } from '../src/maintenance/loop.ts';
 import { measureDashboard } from './dashboard.ts';
 import { measureFootprint } from './footprint.ts';
-import { client, measureGroupBootstrap, measureLog } from './log.ts';
+import { client, measureBusyTrickle, measureGroupBootstrap, measureLog } from './log.ts';
 import { measureSoak } from './soak.ts';
 
 const args = process.argv.slice(2);
@@ -769,6 +770,18 @@ async function main() {
           schedulePerSecond: flag('schedule-rate', 2_000),
           pushPerSecond: flag('push-rate', 2_000),
         });
+      } else if (m === 'trickle-busy') {
+        // As configured, then with the window at 0 (emitted as logTrickleWindow0).
+        const cfg = broker.services.config;
+        const configured = cfg.QUEEN_SWEEPER_HANDOFF_MS;
+        for (const [label, window] of [['logTrickle', configured], ['logTrickleWindow0', 0]] as const) {
+          cfg.QUEEN_SWEEPER_HANDOFF_MS = window;
+          try {
+            await measureBusyTrickle({ broker, sql, base, secret: SECRET, trickle: (load) => measureTrickle(broker, sql, load, label) });
+          } finally {
+            cfg.QUEEN_SWEEPER_HANDOFF_MS = configured;
+          }
+        }
       } else if (m === 'log-bootstrap') {
         await measureGroupBootstrap({ broker, sql, base, secret: SECRET, emit });
       } else if (m === 'log') {

@@ -1,14 +1,65 @@
 // The sweeper under failure, against a real PostgreSQL only (skipped when DATABASE_URL is unset):
 // several brokers in separate processes, one killed with SIGKILL mid-run; PostgreSQL connections
-// killed with pg_terminate_backend mid-run. Nothing may be lost, duplicated or delivered early.
+// killed with pg_terminate_backend mid-run; a PostgreSQL server of the test's own crashed
+// (`pg_ctl stop -m immediate`) and restarted mid-run. Nothing may be lost, duplicated or delivered
+// early.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { guardClients } from '../src/db/index.ts';
+import { migrate } from '../src/db/migrate.ts';
 import { onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
-import { spawnBroker, startCluster } from './helpers/procs.ts';
+import { Node, PG_BIN } from './helpers/failover.ts';
+import { freePort, spawnBroker, startCluster } from './helpers/procs.ts';
 import { insertTimers } from './helpers/timers.ts';
 
 const TIMERS = 20_000;
+const run = promisify(execFile);
+
+/** '' when a private PostgreSQL server can be started here, else why not (the restart test is skipped, saying so). */
+function whyNoServer(): string {
+  if (!existsSync(join(PG_BIN, 'initdb')) || !existsSync(join(PG_BIN, 'pg_ctl')))
+    return `needs PostgreSQL 15's initdb and pg_ctl in ${PG_BIN}`;
+  if (process.getuid?.() !== 0) return 'needs root (initdb and pg_ctl run as the postgres user through runuser)';
+  return '';
+}
+const noServer = whyNoServer();
+if (onRealPostgres && noServer) console.warn(`test/sweeper-cluster.test.ts: the PostgreSQL restart test is skipped: ${noServer}`);
+
+/** A PostgreSQL server of this test's own on a free port (this machine's PostgreSQL 15 binaries), database `queen`. */
+async function startServer(): Promise<{ node: Node; url: string; close(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'queen-restart-'));
+  await run('chown', ['postgres:postgres', dir]);
+  const node = new Node('r0', join(dir, 'r0'), await freePort());
+  const close = async () => {
+    await node.stop('immediate').catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await run('runuser', ['-u', 'postgres', '--', join(PG_BIN, 'initdb'), '-D', node.dir, '-U', 'postgres', '-A', 'trust', '--no-sync']);
+    const conf = [
+      "listen_addresses = '127.0.0.1'",
+      `port = ${node.port}`,
+      `unix_socket_directories = '${dir}'`,
+      'fsync = off', // a crash of the server, not of the machine: its files stay in the page cache
+      'shared_buffers = 64MB',
+      'max_connections = 100',
+      'log_min_messages = warning',
+    ];
+    await appendFile(join(node.dir, 'postgresql.conf'), `${conf.join('\n')}\n`);
+    await node.start();
+    await node.query('CREATE DATABASE queen');
+    return { node, url: `postgresql://postgres@127.0.0.1:${node.port}/queen`, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
 
 /** Every timer's frame exactly once, none early, and no timer left behind. */
 async function assertDeliveredExactlyOnce(sql: pg.Pool, n: number) {
@@ -94,6 +145,47 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
     await waitFor(probe, { timeout: 60_000, interval: 100 });
     await assertDeliveredExactlyOnce(check, TIMERS);
   });
+
+  it.skipIf(noServer !== '')(
+    `three broker processes fire ${TIMERS} maturing timers exactly once while their PostgreSQL crashes and restarts`,
+    async () => {
+      // A server of its own (a crash of the machine's shared one would fail every other test).
+      const server = await startServer();
+      cleanups.push(() => server.close());
+      const sql = new pg.Pool({ connectionString: server.url, max: 2 });
+      guardClients(sql);
+      sql.on('error', () => {});
+      cleanups.push(() => sql.end());
+      await migrate(sql);
+      // The hand-off window at its default: the crash finds timers in the brokers' wheels, claimed
+      // and not yet fired, and fires whose COMMIT's answer is lost.
+      const env = { QUEEN_SWEEPER_LEASE_MS: '3000', QUEEN_DB_STARTUP_TIMEOUT_MS: '120000' };
+      const brokers = [0, 1, 2].map(() => spawnBroker(server.url, env));
+      cleanups.push(() => Promise.all(brokers.map((b) => b.kill('SIGKILL'))));
+      await waitFor(
+        async () =>
+          (
+            await sql.query(`SELECT count(DISTINCT client_port) >= 3 AS ok FROM pg_stat_activity
+                              WHERE application_name = 'queen-timers-sweeper'`)
+          ).rows[0].ok,
+        { timeout: 60_000, interval: 100 },
+      );
+      await insertTimers(sql, { count: TIMERS, dueInMs: 1000, spreadMs: 5000 });
+      await waitFor(async () => (await sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n >= TIMERS / 4, {
+        timeout: 30_000,
+        interval: 20,
+      });
+      // A crash: in-flight transactions are lost, committed ones kept (WAL replay at start).
+      await server.node.stop('immediate');
+      await server.node.start();
+      await waitFor(async () => (await sql.query('SELECT count(*)::int AS n FROM timers')).rows[0].n === 0, {
+        timeout: 90_000,
+        interval: 100,
+      });
+      await assertDeliveredExactlyOnce(sql, TIMERS);
+      for (const b of brokers) expect(b.proc.exitCode).toBeNull();
+    },
+  );
 
   it("a schedule on another broker wakes this broker's sleeping sweeper through LISTEN/NOTIFY", async () => {
     const sweeping = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_MAX_SLEEP_MS: '60000' } });
