@@ -774,7 +774,10 @@ async function main() {
         // As configured, then with the window at 0 (emitted as logTrickleWindow0).
         const cfg = broker.services.config;
         const configured = cfg.QUEEN_SWEEPER_HANDOFF_MS;
-        for (const [label, window] of [['logTrickle', configured], ['logTrickleWindow0', 0]] as const) {
+        for (const [label, window] of [
+          ['logTrickle', configured],
+          ['logTrickleWindow0', 0],
+        ] as const) {
           cfg.QUEEN_SWEEPER_HANDOFF_MS = window;
           try {
             await measureBusyTrickle({ broker, sql, base, secret: SECRET, trickle: (load) => measureTrickle(broker, sql, load, label) });
