@@ -31,6 +31,8 @@
 //   dashboard the dashboard's read routes on one queue of --pending=N timers (default 5,000,000)
 //             inserted in SQL: overview, forecast, fire lag, lists, beside a peek (bench/dashboard.ts;
 //             not in the default set). Target: overview p99 ≤ 200 ms
+//   fire-tenants  the fire with one tenant, with 10,000 tenants holding N/10,000 due timers each,
+//             and with one tenant again: the ratio many ÷ one (not in the default set)
 //   fire-history  the fire twice with the fire-lag history recorded and flushed every 5 s and
 //             twice without, alternating, and the ratio (not in the default set)
 //   queue-index  schedule and fire without and with the timers (tenant, queue, deliver_at) index,
@@ -100,18 +102,28 @@ async function registerTracing(): Promise<void> {
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(sink)] }));
 }
 
-/** Inserts n timers in SQL (chunks of 50,000), deliver_at = now() + offset + random spread. */
-async function insertTimers(sql: pg.Pool, n: number, prefix: string, dueInMs: number, spreadMs: number, payloadBytes = 64) {
+/**
+ * Inserts n timers in SQL (chunks of 50,000), deliver_at = now() + offset + random spread, over
+ * `tenants` tenants (one: 'bench'; more: 'bench-<i>', each with its partitions created, as its
+ * schedules would have).
+ */
+async function insertTimers(sql: pg.Pool, n: number, prefix: string, dueInMs: number, spreadMs: number, payloadBytes = 64, tenants = 1) {
   const payload = Buffer.from(JSON.stringify({ p: 'x'.repeat(Math.max(0, payloadBytes - 8)) }));
   for (let from = 1; from <= n; from += 50_000) {
     const to = Math.min(n, from + 49_999);
     await sql.query(
       `INSERT INTO timers (tenant, queue, partition, timer_key, deliver_at, txn, message_id, payload, producer_sub, traceparent)
-       SELECT 'bench', 'q' || (i % 8), 'Default', $1 || i, now() + ($2 + random() * $3) * interval '1 millisecond',
+       SELECT CASE WHEN $8 = 1 THEN 'bench' ELSE 'bench-' || (i % $8) END, 'q' || (i % 8), 'Default', $1 || i,
+              now() + ($2 + random() * $3) * interval '1 millisecond',
               $1 || i, gen_random_uuid(), $4, 'bench',
               CASE WHEN $7 THEN '00-' || md5($1 || i) || '-' || left(md5('s' || i), 16) || '-01' END
        FROM generate_series($5::int, $6::int) AS i`,
-      [prefix, dueInMs, spreadMs, payload, from, to, TRACEPARENTS],
+      [prefix, dueInMs, spreadMs, payload, from, to, TRACEPARENTS, tenants],
+    );
+  }
+  if (tenants > 1) {
+    await sql.query(
+      `INSERT INTO partitions (tenant, queue, name) SELECT DISTINCT tenant, queue, partition FROM timers ON CONFLICT DO NOTHING`,
     );
   }
 }
@@ -131,9 +143,9 @@ async function pgNow(sql: pg.Pool): Promise<number> {
   return (await sql.query(`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0].t;
 }
 
-async function measureFire(broker: Broker, sql: pg.Pool, label = 'fire'): Promise<number> {
+async function measureFire(broker: Broker, sql: pg.Pool, label = 'fire', tenants = 1): Promise<number> {
   await reset(sql);
-  await insertTimers(sql, N, 'f', -1000, 0);
+  await insertTimers(sql, N, 'f', -1000, 0, 64, tenants);
   await sql.query('VACUUM timers');
   const m = broker.services.metrics.fired;
   const before = (await m.get()).values[0]?.value ?? 0;
@@ -151,7 +163,7 @@ async function measureFire(broker: Broker, sql: pg.Pool, label = 'fire'): Promis
   const seconds = (r.last - t0) / 1000;
 
   await reset(sql);
-  await insertTimers(sql, N, 'f', -1000, 0);
+  await insertTimers(sql, N, 'f', -1000, 0, 64, tenants);
   await sql.query('VACUUM timers');
   const started = performance.now();
   const raw = await sql.query(
@@ -167,6 +179,7 @@ async function measureFire(broker: Broker, sql: pg.Pool, label = 'fire'): Promis
   emit({
     measure: label,
     n: N,
+    tenants,
     batchSize: broker.services.config.QUEEN_SWEEPER_BATCH_SIZE,
     seconds: round(seconds, 3),
     framesPerSec: Math.round(rate),
@@ -752,7 +765,13 @@ async function main() {
       if (m === 'cli' || m === 'footprint')
         continue; // measured above, without a broker
       else if (m === 'fire') await measureFire(broker, sql);
-      else if (m === 'trickle') await measureTrickleWindows(broker, sql);
+      else if (m === 'fire-tenants') {
+        // One tenant, then 10,000 tenants holding N/10,000 due timers each, then one tenant again.
+        const one = [await measureFire(broker, sql, 'fire', 1)];
+        const many = await measureFire(broker, sql, 'fireTenants', 10_000);
+        one.push(await measureFire(broker, sql, 'fire', 1));
+        emit({ measure: 'fire-tenants', tenants: 10_000, manyOverOne: round(many / ((one[0] + one[1]) / 2), 3) });
+      } else if (m === 'trickle') await measureTrickleWindows(broker, sql);
       else if (m === 'schedule') await measureSchedule(broker, sql, base);
       else if (m === 'volume') await measureVolume(bench);
       else if (m === 'fire-history') await measureFireHistory(broker, sql);

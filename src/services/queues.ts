@@ -52,16 +52,24 @@ export const LOCK_QUEUES_SQL = `
 SELECT 1 FROM queues WHERE tenant = $1 AND name = ANY($2::text[]) ORDER BY name FOR UPDATE`;
 
 /**
- * joinGroups — $1 tenant, $2 queues, $3 partitions (parallel: ones taking their first frame).
- * Gives each consumer group of their queue a cursor on them, at 0: everything they will hold is
- * new to every group. Locks: the new consumer rows. Rows: 0..groups × partitions.
+ * joinGroups — $1 tenants, $2 queues, $3 partitions (parallel: ones taking their first frame, of
+ * any tenants). Gives each consumer group of their queue a cursor on them, at 0: everything they
+ * will hold is new to every group. Locks: the new consumer rows. Rows: 0..groups × partitions.
  */
 const JOIN_GROUPS_SQL = `
 INSERT INTO partition_consumers (tenant, queue, partition, consumer_group)
 SELECT g.tenant, g.queue, t.p, g.consumer_group
-  FROM unnest($2::text[], $3::text[]) AS t(q, p)
-  JOIN consumer_groups g ON g.tenant = $1 AND g.queue = t.q
+  FROM unnest($1::text[], $2::text[], $3::text[]) AS t(tenant, q, p)
+  JOIN consumer_groups g ON g.tenant = t.tenant AND g.queue = t.q
 ON CONFLICT DO NOTHING`;
+
+/**
+ * lockQueuesOf — LOCK_QUEUES_SQL for queues of several tenants: $1 tenants, $2 queues (parallel),
+ * locked in (tenant, name) order, which is each tenant's name order.
+ */
+const LOCK_QUEUES_OF_SQL = `
+SELECT 1 FROM queues q JOIN unnest($1::text[], $2::text[]) AS k(tenant, name) ON q.tenant = k.tenant AND q.name = k.name
+ ORDER BY q.tenant, q.name FOR UPDATE OF q`;
 
 /**
  * Creates the queues and partitions named in `pairs` if missing (idempotent). A new partition is
@@ -82,11 +90,13 @@ export async function ensurePartitions(db: Queryable, tenant: string, pairs: { q
  * Gives partitions about to take their first frame a consumer row for every consumer group of
  * their queue, under the queue lock (LOCK_QUEUES_SQL): a group registering at that instant either
  * committed first (its row is seen here) or waits, and then sees the frame and makes its own row.
+ * Two statements whatever the number of tenants (a fire's batch may span thousands).
  */
-export async function joinGroups(db: Queryable, tenant: string, pairs: { queue: string; partition: string }[]): Promise<void> {
-  if (pairs.length === 0) return;
-  await db.query(LOCK_QUEUES_SQL, [tenant, [...new Set(pairs.map((p) => p.queue))]]);
-  await db.query(JOIN_GROUPS_SQL, [tenant, pairs.map((p) => p.queue), pairs.map((p) => p.partition)]);
+export async function joinGroups(db: Queryable, keys: { tenant: string; queue: string; partition: string }[]): Promise<void> {
+  if (keys.length === 0) return;
+  const queues = [...new Map(keys.map((k) => [`${k.tenant}\u0000${k.queue}`, k])).values()];
+  await db.query(LOCK_QUEUES_OF_SQL, [queues.map((k) => k.tenant), queues.map((k) => k.queue)]);
+  await db.query(JOIN_GROUPS_SQL, [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)]);
 }
 
 /**

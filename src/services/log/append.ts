@@ -171,14 +171,10 @@ export async function append<R extends Record<string, unknown>>(
   // instant waits for this append, or (when this append also holds a partition that already has
   // frames, which the registration locks) deadlocks with it, and the runner's replay (or the
   // sweeper's free retry of a transient failure) settles it.
-  const fresh = locked.filter((l) => Number(l.last_seq) === 0);
-  for (const tenant of new Set(fresh.map((l) => l.tenant))) {
-    await joinGroups(
-      tx,
-      tenant,
-      fresh.filter((l) => l.tenant === tenant),
-    );
-  }
+  await joinGroups(
+    tx,
+    locked.filter((l) => Number(l.last_seq) === 0),
+  );
   await prepare?.(locked);
   const text = appendSql(source);
   const r = commit
