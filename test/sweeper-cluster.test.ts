@@ -12,7 +12,6 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { guardClients } from '../src/db/index.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
 import { Node, PG_BIN } from './helpers/failover.ts';
 import { freePort, spawnBroker, startCluster } from './helpers/procs.ts';
@@ -152,24 +151,9 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
       // A server of its own (a crash of the machine's shared one would fail every other test).
       const server = await startServer();
       cleanups.push(() => server.close());
-      const sql = new pg.Pool({ connectionString: server.url, max: 2 });
-      guardClients(sql);
-      sql.on('error', () => {});
-      cleanups.push(() => sql.end());
-      await migrate(sql);
       // The hand-off window at its default: the crash finds timers in the brokers' wheels, claimed
       // and not yet fired, and fires whose COMMIT's answer is lost.
-      const env = { QUEEN_SWEEPER_LEASE_MS: '3000', QUEEN_DB_STARTUP_TIMEOUT_MS: '120000' };
-      const brokers = [0, 1, 2].map(() => spawnBroker(server.url, env));
-      cleanups.push(() => Promise.all(brokers.map((b) => b.kill('SIGKILL'))));
-      await waitFor(
-        async () =>
-          (
-            await sql.query(`SELECT count(DISTINCT client_port) >= 3 AS ok FROM pg_stat_activity
-                              WHERE application_name = 'queen-timers-sweeper'`)
-          ).rows[0].ok,
-        { timeout: 60_000, interval: 100 },
-      );
+      const { sql, brokers } = await startCluster(cleanups, server.url);
       await insertTimers(sql, { count: TIMERS, dueInMs: 1000, spreadMs: 5000 });
       await waitFor(async () => (await sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n >= TIMERS / 4, {
         timeout: 30_000,

@@ -58,20 +58,24 @@ export interface Cluster {
 }
 
 /**
- * Three broker processes on a migrated scratch database of their own, resolved once all three
+ * Three broker processes on a migrated scratch database of their own (or on `databaseUrl`), resolved once all three
  * sweepers are connected. Short leases (3 s): a killed broker's claims come back quickly. What it
  * starts is pushed onto `cleanups`, to be run in reverse order.
  */
-export async function startCluster(cleanups: (() => Promise<unknown>)[]): Promise<Cluster> {
-  const scratch = await createScratchDatabase();
-  cleanups.push(() => scratch.drop());
-  const sql = new pg.Pool({ connectionString: scratch.url, max: 2 });
+export async function startCluster(cleanups: (() => Promise<unknown>)[], databaseUrl?: string): Promise<Cluster> {
+  let url = databaseUrl;
+  if (!url) {
+    const scratch = await createScratchDatabase();
+    cleanups.push(() => scratch.drop());
+    url = scratch.url;
+  }
+  const sql = new pg.Pool({ connectionString: url, max: 2 });
   guardClients(sql);
   sql.on('error', () => {});
   cleanups.push(() => sql.end());
   await migrate(sql);
-  const env = { QUEEN_SWEEPER_LEASE_MS: '3000' };
-  const brokers: BrokerProcess[] = [0, 1, 2].map(() => spawnBroker(scratch.url, env));
+  const env = { QUEEN_SWEEPER_LEASE_MS: '3000', QUEEN_DB_STARTUP_TIMEOUT_MS: '120000' };
+  const brokers: BrokerProcess[] = [0, 1, 2].map(() => spawnBroker(url, env));
   cleanups.push(() => Promise.all(brokers.map((b) => b.kill('SIGKILL'))));
   await waitFor(
     async () =>
@@ -81,7 +85,7 @@ export async function startCluster(cleanups: (() => Promise<unknown>)[]): Promis
       ).rows[0].ok,
     { timeout: 30_000, interval: 100 },
   );
-  return { url: scratch.url, sql, brokers, env };
+  return { url, sql, brokers, env };
 }
 
 /** A port free on 127.0.0.1 now (the OS picks it). */
