@@ -11,23 +11,19 @@ import { migrationTexts, sqlConstants, type SqlConstant } from './helpers/sqlTex
 
 const SWEEPER = "the sweeper's claim and fire, not yet pinned to one tenant's shard (next: a claim per shard group)";
 
+const RETENTION =
+  'the retention pass claims the partitions due across tenants, oldest visit first: on Citus it needs a pass per shard group';
+
 /** `<statement> — <violation>` → why it is not fixed yet. */
 const NOT_YET: Record<string, string> = {
   'src/maintenance/fireHistory.ts:PRUNE_SQL — ctid: DELETE: ctid without the tenant beside it':
     'the fire-lag history prune is one cross-tenant batch by ctid; on Citus it needs a prune per tenant or shard',
   'src/maintenance/fireHistory.ts:PRUNE_SQL — lock: DELETE of fire_lag_minutes without a tenant filter':
     'the fire-lag history prune is one cross-tenant batch by ctid; on Citus it needs a prune per tenant or shard',
-  'src/maintenance/retention.ts:PRUNE_PARTITION_SQL — ctid: DELETE: ctid without the tenant beside it': 'not yet fixed',
-  'src/maintenance/retention.ts:PRUNE_PARTITION_SQL — lock: DELETE of dead_letters without a tenant filter': 'not yet fixed',
-  'src/plans/tenants.ts:UPDATE_PLAN_SQL — volatile: now() in ON CONFLICT DO UPDATE SET of tenants': 'not yet fixed',
-  'src/services/log/ack.ts:WRITE_VERDICTS_SQL — ctid: UPDATE: ctid without the tenant beside it': 'not yet fixed',
-  'src/services/log/ack.ts:WRITE_VERDICTS_SQL — lock: UPDATE of partition_consumers without a tenant filter': 'not yet fixed',
-  'src/services/log/ack.ts:WRITE_VERDICTS_SQL — volatile: now() in ON CONFLICT DO UPDATE SET of message_deliveries': 'not yet fixed',
-  'src/services/log/deleteQueue.ts:DELETE_QUEUE_SQL — ctid: DELETE: ctid without the tenant beside it': 'not yet fixed',
-  'src/services/log/deleteQueue.ts:DELETE_QUEUE_SQL — lock: DELETE of message_deliveries without a tenant filter': 'not yet fixed',
-  'src/services/log/pop.ts:READ_AND_LEASE_SQL — volatile: gen_random_uuid() in UPDATE partition_consumers': 'not yet fixed',
-  'src/services/schedules/put.ts:UPSERT_SQL — volatile: now() in ON CONFLICT DO UPDATE SET of schedules': 'not yet fixed',
-  'src/services/timers/apply.ts:UPSERT_SQL — volatile: now() in ON CONFLICT DO UPDATE SET of timers': 'not yet fixed',
+  'src/maintenance/retention.ts:CLAIM_PARTITIONS_SQL — lock: FOR LCS_FORUPDATE of partitions without a tenant filter': RETENTION,
+  'src/maintenance/retention.ts:CLAIM_PARTITIONS_SQL — lock: UPDATE of partitions without a tenant filter': RETENTION,
+  'src/services/log/append.ts:LOCK_PARTITIONS_SQL — lock: FOR LCS_FORUPDATE of partitions without a tenant filter':
+    "the append locks the partitions of several tenants at once (the sweeper's fire appends across tenants): pinned with the fire",
   'src/services/timers/apply.ts:UPSERT_SQL — volatile: now() in ON CONFLICT DO UPDATE … WHERE of timers':
     "the claimed test (src/sweeper/claimed.ts's notClaimedSql, now()) changes with the sweeper's claim",
   'src/sweeper/backOff.ts:BACK_OFF_SQL — ctid: UPDATE: ctid without the tenant beside it': SWEEPER,
@@ -39,11 +35,10 @@ const NOT_YET: Record<string, string> = {
   'src/sweeper/deadLetter.ts:DEAD_LETTER_SQL — lock: DELETE of timers without a tenant filter': SWEEPER,
   'src/sweeper/fireClaimed.ts:FIRE_RESULT — ctid: SELECT: ctid without the tenant beside it': SWEEPER,
   'src/sweeper/materializeDue.ts:CLAIM_SQL — lock: FOR LCS_FORUPDATE of schedules without a tenant filter': SWEEPER,
+  'src/sweeper/materializeDue.ts:WITHDRAW_MISSED_SQL — lock: DELETE of timers without a tenant filter': SWEEPER,
+  'src/sweeper/materializeDue.ts:MATERIALIZE_SQL — lock: UPDATE of schedules without a tenant filter': SWEEPER,
+  'src/sweeper/materializeDue.ts:DEFER_SQL — lock: UPDATE of schedules without a tenant filter': SWEEPER,
   'src/sweeper/releaseClaims.ts:RELEASE_CLAIMS_SQL — lock: UPDATE of timers without a tenant filter': SWEEPER,
-  'prisma/migrations (the schema after all of them) — unique: prisma/migrations/20261201000000_log_cursors/migration.sql: unique (id) on partitions without tenant':
-    'not yet fixed',
-  'prisma/migrations (the schema after all of them) — unique: prisma/migrations/20261202020000_queue_queen_options/migration.sql: unique (id) on queues without tenant':
-    'not yet fixed',
 };
 
 /**
@@ -51,6 +46,8 @@ const NOT_YET: Record<string, string> = {
  * migrations, and these predate it, so their one-off backfills never meet a distributed table.
  */
 const BEFORE_DISTRIBUTION: Record<string, string> = {
+  'prisma/migrations/20261201000000_log_cursors/migration.sql — lock: UPDATE of partition_consumers without a tenant filter':
+    'a one-off backfill of every row, before the tables are distributed',
   'prisma/migrations/20261201000000_log_cursors/migration.sql — lock: UPDATE of partitions without a tenant filter':
     'a one-off backfill of every row, before the tables are distributed',
   'prisma/migrations/20261203000000_ack_as_commit/migration.sql — lock: UPDATE of partition_consumers without a tenant filter':

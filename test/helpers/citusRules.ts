@@ -64,9 +64,19 @@ function mentionsTenant(expr: unknown, alias: string): boolean {
   return found;
 }
 
+/** Is the expression the same for every row: parameters and constants, no column, no subquery? */
+function fixed(expr: unknown): boolean {
+  let ok = true;
+  walk(expr, (type) => {
+    if (type === 'ColumnRef' || type === 'SubLink' || type === 'SelectStmt') ok = false;
+  });
+  return ok;
+}
+
 /**
- * Does the condition pin `alias` by tenant: `tenant = …`, `tenant = ANY(…)`, `tenant IN (…)`,
- * `(tenant, …) = …` or `(tenant, …) IN (SELECT …)` among the conditions (not inside an OR).
+ * Does the condition pin `alias` to given tenants: `tenant = $1`, `tenant = ANY($1)`, `tenant IN
+ * ($1, $2)` or `(tenant, …) = ($1, …)` among the conditions (not inside an OR)? A join on tenant
+ * (`x.tenant = y.tenant`) does not: it names no shard.
  */
 function filtersTenant(cond: N | undefined, alias: string): boolean {
   if (!cond) return false;
@@ -75,9 +85,8 @@ function filtersTenant(cond: N | undefined, alias: string): boolean {
     const e = cond.A_Expr;
     const op = e.name?.[0]?.String?.sval;
     if (!['AEXPR_OP', 'AEXPR_OP_ANY', 'AEXPR_IN'].includes(e.kind) || op !== '=') return false;
-    return mentionsTenant(e.lexpr, alias) || mentionsTenant(e.rexpr, alias);
+    return (mentionsTenant(e.lexpr, alias) && fixed(e.rexpr)) || (mentionsTenant(e.rexpr, alias) && fixed(e.lexpr));
   }
-  if (cond.SubLink) return cond.SubLink.subLinkType === 'ANY_SUBLINK' && mentionsTenant(cond.SubLink.testexpr, alias);
   return false;
 }
 
