@@ -9,6 +9,7 @@ import { createVerifier } from './auth.ts';
 import { isTransientDbError, sqlState } from './errors.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/index.ts';
+import { distribute } from './db/citus.ts';
 import { migrate } from './db/migrate.ts';
 import { createMetrics, PACKAGE_VERSION } from './metrics.ts';
 import { Notifier } from './notify.ts';
@@ -165,6 +166,10 @@ export async function createBroker(config: Config, opts: BrokerOptions = {}): Pr
       const address = opts.listen === false ? '' : await app.listen({ port: config.PORT, host: config.HOST });
       await reachDatabase(db, config.QUEEN_DB_STARTUP_TIMEOUT_MS, app.log);
       await migrate(db.direct);
+      const distributed = await distribute(db.direct, config.QUEEN_DISTRIBUTED);
+      if (distributed && distributed.distributed.length + distributed.reference.length > 0) {
+        app.log.info(distributed, 'citus: tables distributed by tenant, and reference tables made');
+      }
       await services.notifier.start(db.directUrl);
       state.ready = true;
       if (config.QUEEN_SWEEPER_ENABLED) broker.sweeper = startSweeper(services);

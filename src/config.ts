@@ -64,6 +64,12 @@ export const configFields = z.object({
     .describe(
       "embedded mode: PostgreSQL's shared_buffers for the embedded database (kB, MB or GB); it stays resident in the broker's memory, so more only helps a large data set.",
     ),
+  QUEEN_DISTRIBUTED: z
+    .enum(['auto', 'citus', 'none'])
+    .default('auto')
+    .describe(
+      'Citus: `auto` distributes the tables after the migrations when the database is a Citus coordinator (the citus extension is installed in it): every tenant-keyed table by tenant, colocated, and the cell-wide ones as reference tables; `citus` requires the extension (the start fails without it); `none` never distributes. On PostgreSQL without the extension, `auto` changes nothing.',
+    ),
   QUEEN_DB_STARTUP_TIMEOUT_MS: int(30_000, 0).describe(
     'how long a starting broker retries a database it cannot reach (backoff 250 ms → 5 s) before it exits 1, in milliseconds.',
   ),

@@ -115,7 +115,7 @@ letters AS (
 ),
 timer_letters AS (
   DELETE FROM dead_letters l
-   WHERE l.ctid = ANY (ARRAY(
+   WHERE l.tenant = $1 AND l.ctid = ANY (ARRAY(
          SELECT t.ctid FROM dead_letters t
           WHERE t.tenant = $1 AND t.queue = $2 AND t.partition = $3 AND t.from_timer
             AND t.created_at < now() - make_interval(secs => greatest($5, $6))

@@ -40,7 +40,7 @@ ON CONFLICT (tenant) DO UPDATE SET
   max_schedules            = CASE WHEN $14::boolean THEN EXCLUDED.max_schedules            ELSE t.max_schedules END,
   min_schedule_interval_seconds = CASE WHEN $16::boolean THEN EXCLUDED.min_schedule_interval_seconds
                                        ELSE t.min_schedule_interval_seconds END,
-  updated_at               = now()
+  updated_at               = EXCLUDED.updated_at
 RETURNING max_payload_bytes, horizon_seconds, max_pending_timers, schedule_rate_per_second, storage_limit_bytes, schedule_paused,
           max_schedules, min_schedule_interval_seconds`;
 

@@ -33,7 +33,8 @@ export function whyNoCell(): string {
   return '';
 }
 
-const asPostgres = (bin: string, args: string[]) =>
+/** One of PostgreSQL 15's programs, run as the postgres user (initdb and pg_ctl refuse root). */
+export const asPostgres = (bin: string, args: string[]) =>
   run('runuser', ['-u', 'postgres', '--', join(PG_BIN, bin), ...args], { timeout: 120_000 });
 
 /** One PostgreSQL server of the cell. */

@@ -50,7 +50,7 @@ export interface AckOutcome {
 
 /**
  * locate — the (partition, group) pairs the acks name: each partition looked up by id in the
- * caller's tenant (partitions_id: unique on the id alone, so a probe finds one row whatever the
+ * caller's tenant (UNIQUE (tenant, id): both bound, so a probe finds one row whatever the
  * statistics say), then its consumer row for the group locked against concurrent pops, acks and
  * appends, in key order (queue, partition, group: as every transaction that holds several consumer
  * rows takes them). With each pair: the queue's retryLimit and PostgreSQL's clock.
@@ -131,7 +131,7 @@ WITH verdicts AS (
   SELECT $1, v.grp, v.seq, v.status, v.retries, v.lease
     FROM unnest($2::text[], $3::bigint[], $4::text[], $5::int[], $6::uuid[]) AS v(grp, seq, status, retries, lease)
   ON CONFLICT (tenant, consumer_group, message_seq)
-  DO UPDATE SET status = EXCLUDED.status, retry_count = EXCLUDED.retry_count, lease_id = EXCLUDED.lease_id, updated_at = now()
+  DO UPDATE SET status = EXCLUDED.status, retry_count = EXCLUDED.retry_count, lease_id = EXCLUDED.lease_id, updated_at = EXCLUDED.updated_at
 ),
 dead AS (
   ${INSERT_DEAD_LETTERS}
@@ -155,7 +155,7 @@ UPDATE partition_consumers c
        batch_end_seq = CASE WHEN s.release THEN NULL ELSE c.batch_end_seq END,
        updated_at = now()
   FROM commits s
- WHERE c.ctid = s.tid`;
+ WHERE c.tenant = $1 AND c.ctid = s.tid`;
 
 /** A located (partition, group) pair: its consumer row (absent: the group never popped it). */
 interface Located {

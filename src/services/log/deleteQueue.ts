@@ -28,7 +28,7 @@ WITH groups AS (
 ),
 verdicts AS (
   DELETE FROM message_deliveries d
-   WHERE d.ctid = ANY (ARRAY(
+   WHERE d.tenant = $1 AND d.ctid = ANY (ARRAY(
          SELECT x.tid FROM messages m CROSS JOIN groups g
           CROSS JOIN LATERAL (SELECT d.ctid AS tid FROM message_deliveries d
                                WHERE d.tenant = $1 AND d.consumer_group = g.consumer_group AND d.message_seq = m.seq

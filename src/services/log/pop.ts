@@ -146,15 +146,16 @@ emptied AS (
 /**
  * readAndLease — reads the batch (BATCH) and leases the partition to this consumer for the
  * queue's leaseTime, on PostgreSQL's clock, for the frames up to the batch's end (an expired
- * lease is taken over). $1..$8 as BATCH, $9 lease seconds, $10 the lease id (null: a new one; a
- * multi-partition pop leases all its partitions under one). Locks: the consumer row (already held).
+ * lease is taken over). $1..$8 as BATCH, $9 lease seconds, $10 the lease id, minted by the
+ * broker (a multi-partition pop leases all its partitions under one; a gen_random_uuid() here would
+ * be a volatile function in an UPDATE, which Citus refuses). Locks: the consumer row (already held).
  * Rows: the batch, in seq order, each with the lease id.
  */
 export const READ_AND_LEASE_SQL = `
 WITH ${BATCH},${EMPTIED},
 leased AS (
   UPDATE partition_consumers
-     SET lease_id = coalesce($10::uuid, gen_random_uuid()), lease_expires_at = now() + make_interval(secs => $9::integer),
+     SET lease_id = $10::uuid, lease_expires_at = now() + make_interval(secs => $9::integer),
          batch_end_seq = (SELECT end_seq FROM taken), delivered_seq = greatest(delivered_seq, (SELECT end_seq FROM taken)),
          updated_at = now()
    WHERE ${POPPED_ROW}
@@ -314,7 +315,7 @@ async function pick(tx: Queryable, tenant: string, req: PopRequest, taken: strin
 /**
  * Reads and leases (or completes) the picked partition's next batch; empty when it has none left.
  * `commit`: the read is the transaction's last statement and goes out with its COMMIT. `leaseId`:
- * the lease to take (null: a new one).
+ * the lease to take (null: a new one, minted here).
  */
 async function takeBatch(
   deps: LogDeps,
@@ -335,7 +336,9 @@ async function takeBatch(
     POP_BATCH_BYTES,
     Number(picked.window_seconds),
   ];
-  const [sql, values] = req.autoAck ? [READ_AND_COMPLETE_SQL, params] : [READ_AND_LEASE_SQL, [...params, picked.lease_seconds, o.leaseId]];
+  const [sql, values] = req.autoAck
+    ? [READ_AND_COMPLETE_SQL, params]
+    : [READ_AND_LEASE_SQL, [...params, picked.lease_seconds, o.leaseId ?? randomUUID()]];
   const batch = o.commit ? await commitWith<FrameRow>(tx, sql, values) : await tx.query<FrameRow>(sql, values);
   if (batch.rows.length === 0) return NOTHING;
   const batchEnd = Number(batch.rows[batch.rows.length - 1].seq);

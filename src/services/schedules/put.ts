@@ -79,7 +79,7 @@ ON CONFLICT (tenant, queue, schedule_key) DO UPDATE
    SET cron = EXCLUDED.cron, timezone = EXCLUDED.timezone, partition = EXCLUDED.partition, payload = EXCLUDED.payload,
        payload_zstd = EXCLUDED.payload_zstd, encrypted = EXCLUDED.encrypted, producer_sub = EXCLUDED.producer_sub,
        traceparent = EXCLUDED.traceparent, definition = EXCLUDED.definition, revision = s.revision + 1, next_at = EXCLUDED.next_at, last_at = NULL,
-       materialize_at = EXCLUDED.materialize_at, updated_at = now()
+       materialize_at = EXCLUDED.materialize_at, updated_at = EXCLUDED.updated_at
 RETURNING (s.xmax = 0) AS inserted, ${VIEW_COLUMNS}, (extract(epoch FROM s.materialize_at) * 1000)::float8 AS materialize_ms`;
 
 /**

@@ -41,7 +41,7 @@ ON CONFLICT (tenant, queue, timer_key) DO UPDATE
    SET partition = EXCLUDED.partition, deliver_at = EXCLUDED.deliver_at, txn = EXCLUDED.txn,
        message_id = EXCLUDED.message_id, payload = EXCLUDED.payload, payload_zstd = EXCLUDED.payload_zstd,
        encrypted = EXCLUDED.encrypted, producer_sub = EXCLUDED.producer_sub, traceparent = EXCLUDED.traceparent, attempts = 0,
-       last_error = NULL, claim_token = NULL, claim_expires_at = NULL, updated_at = now()
+       last_error = NULL, claim_token = NULL, claim_expires_at = NULL, updated_at = EXCLUDED.updated_at
  WHERE ${notClaimedSql('t')}
 RETURNING t.queue, t.timer_key, (t.xmax = 0) AS inserted, t.txn, t.message_id::text AS message_id,
           ${microsSql('t.deliver_at')} AS deliver_at_us`;
