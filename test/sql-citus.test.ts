@@ -24,6 +24,8 @@ const NOT_YET: Record<string, string> = {
   'src/maintenance/retention.ts:CLAIM_PARTITIONS_SQL — lock: UPDATE of partitions without a tenant filter': RETENTION,
   'src/services/log/append.ts:LOCK_PARTITIONS_SQL — lock: FOR LCS_FORUPDATE of partitions without a tenant filter':
     "the append locks the partitions of several tenants at once (the sweeper's fire appends across tenants): pinned with the fire",
+  'src/services/queues.ts:LOCK_QUEUES_OF_SQL — lock: FOR LCS_FORUPDATE of queues without a tenant filter':
+    "an append's first frames lock the queues of several tenants at once (the sweeper's fire appends across tenants): pinned with the fire",
   'src/services/timers/apply.ts:UPSERT_SQL — volatile: now() in ON CONFLICT DO UPDATE … WHERE of timers':
     "the claimed test (src/sweeper/claimed.ts's notClaimedSql, now()) changes with the sweeper's claim",
   'src/sweeper/backOff.ts:BACK_OFF_SQL — ctid: UPDATE: ctid without the tenant beside it': SWEEPER,
@@ -34,6 +36,7 @@ const NOT_YET: Record<string, string> = {
   'src/sweeper/deadLetter.ts:DEAD_LETTER_SQL — ctid: DELETE: ctid without the tenant beside it': SWEEPER,
   'src/sweeper/deadLetter.ts:DEAD_LETTER_SQL — lock: DELETE of timers without a tenant filter': SWEEPER,
   'src/sweeper/fireClaimed.ts:FIRE_RESULT — ctid: SELECT: ctid without the tenant beside it': SWEEPER,
+  'src/sweeper/fireDue.ts:DUE_SQL — lock: FOR LCS_FORUPDATE of timers without a tenant filter': SWEEPER,
   'src/sweeper/materializeDue.ts:CLAIM_SQL — lock: FOR LCS_FORUPDATE of schedules without a tenant filter': SWEEPER,
   'src/sweeper/materializeDue.ts:WITHDRAW_MISSED_SQL — lock: DELETE of timers without a tenant filter': SWEEPER,
   'src/sweeper/materializeDue.ts:MATERIALIZE_SQL — lock: UPDATE of schedules without a tenant filter': SWEEPER,
