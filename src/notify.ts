@@ -30,7 +30,9 @@ export interface MessagesPushed {
   group?: string;
 }
 
-type Wire = ({ k: 't'; d: number } | { k: 'm'; t: string; q: string; p?: string[]; g?: string }) & { b?: string };
+type Pushed = { t: string; q: string; p?: string[]; g?: string };
+/** 'M': several queues' frames in one notification (a fire's batch spans many queues and tenants). */
+type Wire = ({ k: 't'; d: number } | ({ k: 'm' } & Pushed) | { k: 'M'; l: Pushed[] }) & { b?: string };
 
 /** NOTIFY payloads are limited to 8000 bytes; past this a message names no partitions (any). */
 const MAX_PAYLOAD_CHARS = 7_000;
@@ -140,6 +142,35 @@ export class Notifier {
     });
   }
 
+  /**
+   * Frames appended in several queues at once (a fire): one notification per 7,000 characters of
+   * them rather than one per queue, since each NOTIFY is a transaction of its own on the server.
+   */
+  messagesPushedMany(pushed: { tenant: string; queue: string; partitions: string[] }[]): void {
+    const list: Pushed[] = pushed.map((x) => ({ t: x.tenant, q: x.queue, p: [...new Set(x.partitions)] }));
+    for (const w of list) this.deliver({ k: 'm', ...w });
+    if (!this.crossBroker || list.length === 0) return;
+    let chunk: Pushed[] = [];
+    let chars = 0;
+    const send = () => {
+      if (chunk.length > 0) this.notify({ k: 'M', l: chunk, b: this.brokerId });
+      chunk = [];
+      chars = 0;
+    };
+    for (const w of list) {
+      let size = JSON.stringify(w).length + 1;
+      // One queue's partitions too many to name: any of its partitions.
+      if (size > MAX_PAYLOAD_CHARS / 2) {
+        delete w.p;
+        size = JSON.stringify(w).length + 1;
+      }
+      if (chars + size > MAX_PAYLOAD_CHARS) send();
+      chunk.push(w);
+      chars += size;
+    }
+    send();
+  }
+
   /** The LISTEN connection is back after a loss: whatever was notified meanwhile was missed. */
   onReconnect(fn: () => void): () => void {
     this.emitter.on('reconnect', fn);
@@ -158,15 +189,20 @@ export class Notifier {
 
   private publish(w: Wire): void {
     this.deliver(w);
-    if (this.crossBroker) {
-      let payload = JSON.stringify({ ...w, b: this.brokerId });
-      if (payload.length > MAX_PAYLOAD_CHARS && w.k === 'm') payload = JSON.stringify({ ...w, p: undefined, b: this.brokerId });
-      this.pool.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload]).catch(this.onError);
-    }
+    if (!this.crossBroker) return;
+    const tagged: Wire = { ...w, b: this.brokerId };
+    // Past the payload limit a message names no partitions (any of the queue's).
+    if (tagged.k === 'm' && JSON.stringify(tagged).length > MAX_PAYLOAD_CHARS) delete tagged.p;
+    this.notify(tagged);
+  }
+
+  private notify(w: Wire): void {
+    this.pool.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, JSON.stringify(w)]).catch(this.onError);
   }
 
   private deliver(w: Wire): void {
     if (w.k === 't') this.emitter.emit('timer', { deliverAtMs: w.d } satisfies TimerDue);
+    else if (w.k === 'M') for (const x of w.l) this.deliver({ k: 'm', ...x });
     else this.emitter.emit('messages', { tenant: w.t, queue: w.q, partitions: w.p, group: w.g } satisfies MessagesPushed);
   }
 }

@@ -63,6 +63,38 @@ describe.skipIf(!onRealPostgres)('Notifier on real PostgreSQL', () => {
   });
 });
 
+describe.skipIf(!onRealPostgres)('a fire over many queues', () => {
+  it('is heard by the other broker queue by queue, in notifications under the payload limit, with its partitions', async () => {
+    const scratch = await createScratchDatabase(SERVER_URL!);
+    const pool = new pg.Pool({ connectionString: scratch.url, max: 2 });
+    const listening = new Notifier(pool, true);
+    const publishing = new Notifier(pool, true);
+    try {
+      await listening.start(scratch.url);
+      const heard = new Map<string, string[] | undefined>();
+      listening.onMessages((e) => heard.set(`${e.tenant}/${e.queue}`, e.partitions));
+      let local = 0;
+      publishing.onMessages(() => local++);
+      // 400 queues of 400 tenants, each with two partitions: about 24,000 characters, so several
+      // notifications; one over PostgreSQL's 8,000-byte limit would fail and never be heard.
+      const pushed = Array.from({ length: 400 }, (_, i) => ({
+        tenant: `tenant-${i}`,
+        queue: `queue-${i}`,
+        partitions: ['Default', `p-${i}`],
+      }));
+      publishing.messagesPushedMany(pushed);
+      expect(local).toBe(400); // this broker's own waiters at once
+      await waitFor(() => heard.size === 400, { timeout: 30_000 });
+      expect(heard.get('tenant-7/queue-7')).toEqual(['Default', 'p-7']);
+    } finally {
+      await listening.stop();
+      await publishing.stop();
+      await pool.end();
+      await scratch.drop();
+    }
+  });
+});
+
 describe.skipIf(!onRealPostgres)('a LISTEN connection that comes back', () => {
   it('wakes every waiting long-poll, which finds what was pushed while nobody listened', async () => {
     // Broker A's waiters have no periodic probe within the test (an hour): only a wake-up ends

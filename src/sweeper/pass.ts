@@ -448,8 +448,8 @@ export class SweepPass {
     for (const q of fired.queues) {
       for (const lag of q.lags) m.fireLag.observe(lag);
       this.services.fireHistory.record(q.tenant, q.queue, q.lags);
-      this.services.notifier.messagesPushed(q.tenant, q.queue, q.partitions);
     }
+    this.services.notifier.messagesPushedMany(fired.queues);
     if (fired.deleted < sent) this.log.debug({ sent, deleted: fired.deleted }, 'lease lost on some timers; another broker owns them');
     m.deadLettered.inc(fired.collided);
     if (fired.collided > 0) this.log.warn({ collided: fired.collided }, 'timers dead-lettered: another message holds their txn');
