@@ -109,7 +109,8 @@ class TimerSweeper implements Sweeper {
   /**
    * Waits `ms` (< SPIN_MS) by yielding to the event loop until it has passed: requests are served
    * meanwhile, and the pass starts within a few microseconds of its instant instead of a timer's
-   * millisecond or more. A schedule's notification ends it early, as it ends a sleep.
+   * millisecond or more. stop() and a LISTEN reconnect end it early, as they end a sleep (a
+   * schedule's notification does not: the pass it is waiting for reads what was notified).
    */
   private async spin(ms: number): Promise<void> {
     const until = performance.now() + ms;
