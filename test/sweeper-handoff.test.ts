@@ -153,6 +153,28 @@ describe('the hand-off window', () => {
     expect(await sweeper.sweepOnce()).toEqual({ claimed: 3, fired: 3, failed: 0 });
   });
 
+  it("an operator's pause stops the wheel too: its claims are handed back and nothing fires until the pause is lifted", async () => {
+    sweeper = createSweeper(tb.broker.services);
+    await insertTimers(tb.sql, { count: 2, dueInMs: 1_500 });
+    expect(await sweeper.sweepOnce()).toEqual({ claimed: 2, fired: 0, failed: 0 });
+    await tb.broker.services.cluster.set({ sweeperPaused: true });
+    try {
+      await untilAllDueOnPostgres();
+      // Passes until the wheel has tried its instant: the fire refuses and hands the claims back.
+      await waitFor(async () => {
+        await sweeper!.sweepOnce();
+        return (await claimedCount()) === 0;
+      });
+      expect(await frameCount()).toBe(0);
+      const cancelled = await api(tb, 'DELETE', '/api/v1/timers/q/k1');
+      expect(cancelled.body).toMatchObject({ ok: true, status: 'cancelled' });
+    } finally {
+      await tb.broker.services.cluster.set({ sweeperPaused: false });
+    }
+    expect(await sweeper.sweepOnce()).toMatchObject({ fired: 1 });
+    expect(await frameCount()).toBe(1);
+  });
+
   it('timers scheduled into the window are claimed at once and fired by the loop at their instant', async () => {
     const looped = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_HANDOFF_MS: '5000', QUEEN_SWEEPER_MAX_SLEEP_MS: '60000' } });
     try {

@@ -9,7 +9,8 @@
 //   $3 tids (tid[]), $4 payloads (bytea[]), $5 encrypted flags (bool[]).
 // Locks: the destination partition rows (until commit); the deleted timer rows (ours by lease);
 //   the log's unique indexes for the inserted frames.
-// Rows: deletes the timers of $2 that still carry $1 and are due on PostgreSQL's clock
+// Rows: nothing while the operator has paused the sweepers (cluster_flags; `paused` in the result).
+//   Else deletes the timers of $2 that still carry $1 and are due on PostgreSQL's clock
 //   (deliver_at <= clock_timestamp(), read once; written so that it cannot serve as an index
 //   condition: the rows are found by a TID scan, never by walking timers_deliver_at_idx over the
 //   whole backlog, which the planner chose when the statistics put one row there) — a broker that
@@ -51,18 +52,20 @@ export interface FireResult {
   early: string[];
   /** The clock_timestamp() the fire compared deliverAts with, ms since the epoch. */
   pgNowMs: number;
+  /** The operator paused the sweepers (cluster_flags): nothing was fired. */
+  paused: boolean;
 }
 
 /** The fired timers as frames (see the header); feeds the log's one append statement. */
 export const FIRED_FRAMES = `
 clock AS (
-  SELECT clock_timestamp() AS ts
+  SELECT clock_timestamp() AS ts, coalesce((SELECT sweeper_paused FROM cluster_flags WHERE id = 1), false) AS paused
 ), o AS (
   SELECT * FROM unnest($3::tid[], $4::bytea[], $5::boolean[]) AS o(tid, payload, encrypted)
 ), d AS (
   DELETE FROM timers t
   WHERE t.ctid = ANY ($2::tid[]) AND ($1::uuid IS NULL OR t.claim_token = $1)
-    AND t.deliver_at + interval '0' <= (SELECT ts FROM clock)
+    AND t.deliver_at + interval '0' <= (SELECT ts FROM clock) AND NOT (SELECT paused FROM clock)
   RETURNING t.ctid AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.deliver_at, t.txn, t.message_id,
     t.payload, t.payload_zstd, t.encrypted, t.producer_sub, t.traceparent
 ), frames AS (
@@ -110,7 +113,8 @@ SELECT (SELECT count(*) FROM d)::int AS deleted,
     WHERE (SELECT count(*) FROM d) < cardinality($2::tid[])
       AND t.ctid = ANY ($2::tid[]) AND ($1::uuid IS NULL OR t.claim_token = $1)
       AND t.deliver_at + interval '0' > (SELECT ts FROM clock)) AS early,
-  (extract(epoch FROM (SELECT ts FROM clock)) * 1000)::float8 AS pg_now_ms`;
+  (extract(epoch FROM (SELECT ts FROM clock)) * 1000)::float8 AS pg_now_ms,
+  (SELECT paused FROM clock) AS paused`;
 
 export async function fireClaimed(
   db: SweeperDb,

@@ -158,19 +158,23 @@ export class SweepPass {
       this.prefetched = undefined;
     }
     // The wheel's timers are handed back: another broker (or this one, restarted) fires them.
-    const tokens = [...this.held.map((b) => b.token), ...this.lostClaims, ...this.wheel.drain()];
-    this.services.metrics.wheelSize.set(0);
-    if (tokens.length > 0) {
-      try {
-        const n = await releaseClaims(this.db, tokens, this.cfg.QUEEN_SWEEPER_HANDOFF_MS);
-        this.log.info({ released: n }, 'released unfired claims');
-      } catch (err) {
-        this.log.warn({ err }, `could not release claims; they expire within ${this.cfg.QUEEN_SWEEPER_LEASE_MS} ms`);
-      }
-    }
+    await this.handBack([...this.held.map((b) => b.token), ...this.lostClaims]);
     this.held = [];
     this.lostClaims = [];
     await this.db.end();
+  }
+
+  /** Releases the claims of `tokens` and of every timer in the wheel, which it empties. */
+  private async handBack(tokens: string[]): Promise<void> {
+    const all = [...new Set([...tokens, ...this.wheel.drain()])];
+    this.services.metrics.wheelSize.set(0);
+    if (all.length === 0) return;
+    try {
+      const n = await releaseClaims(this.db, all, this.cfg.QUEEN_SWEEPER_HANDOFF_MS);
+      this.log.info({ released: n }, 'released unfired claims');
+    } catch (err) {
+      this.log.warn({ err }, `could not release claims; they expire within ${this.cfg.QUEEN_SWEEPER_LEASE_MS} ms`);
+    }
   }
 
   /**
@@ -430,6 +434,12 @@ export class SweepPass {
     // The statement read PostgreSQL's clock: a sample, which corrects an estimate that ran ahead
     // (a step of either clock); refused timers go back to the wheel for their real instant.
     this.clock.sample(sentAt, this.clock.local(), fired.pgNowMs);
+    if (fired.paused) {
+      // The operator paused the sweepers: nothing fires, the wheel's included. Its claims are
+      // handed back, so its timers wait unclaimed (a cancel acts on them) until the pause is lifted.
+      await this.handBack([batch.token]);
+      return;
+    }
     if (fired.early.length > 0) {
       const early = new Set(fired.early);
       this.wheel.add(
