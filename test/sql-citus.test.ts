@@ -9,7 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadParser, parse, tenantKeyedTables, uniqueWithoutTenant, violations } from './helpers/citusRules.ts';
 import { migrationTexts, sqlConstants, type SqlConstant } from './helpers/sqlText.ts';
 
-const SWEEPER = "the sweeper's claim and fire, not yet pinned to one tenant's shard (next: a claim per shard group)";
+const MATERIALIZER =
+  "the schedules' materializer claims the due occurrences across tenants: on Citus it needs a claim per shard group, as the timers' claim has";
 
 const RETENTION =
   'the retention pass claims the partitions due across tenants, oldest visit first: on Citus it needs a pass per shard group';
@@ -22,26 +23,14 @@ const NOT_YET: Record<string, string> = {
     'the fire-lag history prune is one cross-tenant batch by ctid; on Citus it needs a prune per tenant or shard',
   'src/maintenance/retention.ts:CLAIM_PARTITIONS_SQL — lock: FOR LCS_FORUPDATE of partitions without a tenant filter': RETENTION,
   'src/maintenance/retention.ts:CLAIM_PARTITIONS_SQL — lock: UPDATE of partitions without a tenant filter': RETENTION,
-  'src/services/log/append.ts:LOCK_PARTITIONS_SQL — lock: FOR LCS_FORUPDATE of partitions without a tenant filter':
-    "the append locks the partitions of several tenants at once (the sweeper's fire appends across tenants): pinned with the fire",
-  'src/services/queues.ts:LOCK_QUEUES_OF_SQL — lock: FOR LCS_FORUPDATE of queues without a tenant filter':
-    "an append's first frames lock the queues of several tenants at once (the sweeper's fire appends across tenants): pinned with the fire",
   'src/services/timers/apply.ts:UPSERT_SQL — volatile: now() in ON CONFLICT DO UPDATE … WHERE of timers':
     "the claimed test (src/sweeper/claimed.ts's notClaimedSql, now()) changes with the sweeper's claim",
-  'src/sweeper/backOff.ts:BACK_OFF_SQL — ctid: UPDATE: ctid without the tenant beside it': SWEEPER,
-  'src/sweeper/backOff.ts:BACK_OFF_SQL — lock: UPDATE of timers without a tenant filter': SWEEPER,
-  'src/sweeper/claimDue.ts:CLAIM_DUE_SQL — lock: FOR LCS_FORUPDATE of timers without a tenant filter': SWEEPER,
-  'src/sweeper/claimDue.ts:CLAIM_DUE_SQL — ctid: UPDATE: ctid without the tenant beside it': SWEEPER,
-  'src/sweeper/claimDue.ts:CLAIM_DUE_SQL — lock: UPDATE of timers without a tenant filter': SWEEPER,
-  'src/sweeper/deadLetter.ts:DEAD_LETTER_SQL — ctid: DELETE: ctid without the tenant beside it': SWEEPER,
-  'src/sweeper/deadLetter.ts:DEAD_LETTER_SQL — lock: DELETE of timers without a tenant filter': SWEEPER,
-  'src/sweeper/fireClaimed.ts:FIRE_RESULT — ctid: SELECT: ctid without the tenant beside it': SWEEPER,
-  'src/sweeper/fireDue.ts:DUE_SQL — lock: FOR LCS_FORUPDATE of timers without a tenant filter': SWEEPER,
-  'src/sweeper/materializeDue.ts:CLAIM_SQL — lock: FOR LCS_FORUPDATE of schedules without a tenant filter': SWEEPER,
-  'src/sweeper/materializeDue.ts:WITHDRAW_MISSED_SQL — lock: DELETE of timers without a tenant filter': SWEEPER,
-  'src/sweeper/materializeDue.ts:MATERIALIZE_SQL — lock: UPDATE of schedules without a tenant filter': SWEEPER,
-  'src/sweeper/materializeDue.ts:DEFER_SQL — lock: UPDATE of schedules without a tenant filter': SWEEPER,
-  'src/sweeper/releaseClaims.ts:RELEASE_CLAIMS_SQL — lock: UPDATE of timers without a tenant filter': SWEEPER,
+  'src/sweeper/materializeDue.ts:CLAIM_SQL — lock: FOR LCS_FORUPDATE of schedules without a tenant filter': MATERIALIZER,
+  'src/sweeper/materializeDue.ts:WITHDRAW_MISSED_SQL — lock: DELETE of timers without a tenant filter': MATERIALIZER,
+  'src/sweeper/materializeDue.ts:MATERIALIZE_SQL — lock: UPDATE of schedules without a tenant filter': MATERIALIZER,
+  'src/sweeper/materializeDue.ts:DEFER_SQL — lock: UPDATE of schedules without a tenant filter': MATERIALIZER,
+  'src/sweeper/releaseClaims.ts:RELEASE_CLAIMS_SQL — lock: UPDATE of timers without a tenant filter':
+    "a write to every shard on purpose, and rare (a stop, a claim whose answer was lost, an operator's pause): it clears claims by token wherever they are; Citus runs it on every shard",
 };
 
 /**

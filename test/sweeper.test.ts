@@ -335,15 +335,16 @@ describe('sweepOnce', () => {
         token,
       ])
     ).rows.map((r: { tid: string }) => r.tid);
-    const sql = appendSql({ ctes: FIRED_FRAMES, after: COLLIDED, params: [], result: FIRE_RESULT });
+    const tenants = (await tb.sql.query(`SELECT DISTINCT tenant FROM timers`)).rows.map((r: { tenant: string }) => r.tenant);
+    const sql = appendSql({ ctes: FIRED_FRAMES, after: COLLIDED, params: [], result: FIRE_RESULT, tenants: '$6' });
     const plan = await inTransaction(
       tb.broker.db.pool,
       async (tx) => {
         await tx.query('SET LOCAL enable_hashjoin = off');
-        await tx.query(`PREPARE fire_probe (uuid, tid[], tid[], bytea[], boolean[]) AS ${sql}`);
+        await tx.query(`PREPARE fire_probe (uuid, tid[], tid[], bytea[], boolean[], text[]) AS ${sql}`);
         try {
           const r = await tx.query(
-            `EXPLAIN (ANALYZE, COSTS OFF) EXECUTE fire_probe ('${token}', '{${tids.map((t) => `"${t}"`).join(',')}}', '{}', '{}', '{}')`,
+            `EXPLAIN (ANALYZE, COSTS OFF) EXECUTE fire_probe ('${token}', '{${tids.map((t) => `"${t}"`).join(',')}}', '{}', '{}', '{}', '{${tenants.join(',')}}')`,
           );
           return r.rows.map((x: any) => x['QUERY PLAN']).join('\n');
         } finally {
@@ -372,7 +373,7 @@ describe('sweepOnce', () => {
     try {
       const plan = await db.planned(async (q) => {
         const r = await q.query(
-          `EXPLAIN ${CLAIM_DUE_SQL.replace('$1', `'00000000-0000-4000-8000-000000000009'::uuid`).replace('$2', '1000').replace('$3', '30000').replaceAll('$4', '100').replaceAll('$5', 'true')}`,
+          `EXPLAIN ${CLAIM_DUE_SQL.replace('$1', `'00000000-0000-4000-8000-000000000009'::uuid`).replace('$2', '1000').replace('$3', '30000').replaceAll('$4', '100').replaceAll('$5', 'true').replaceAll('$6', 'NULL')}`,
         );
         return r.rows.map((x: any) => x['QUERY PLAN']).join('\n');
       });
@@ -381,7 +382,9 @@ describe('sweepOnce', () => {
       expect(due).not.toMatch(/Sort|Seq Scan|Bitmap/);
       // So does the lock of fireDue, which takes the due timers without claiming them.
       const direct = await db.transaction(async (tx) => {
-        const r = await tx.query(`EXPLAIN ${DUE_SQL.replace('$1', '1000').replaceAll('$2', '2').replace('$3', '0')}`);
+        const r = await tx.query(
+          `EXPLAIN ${DUE_SQL.replace('$1', '1000').replaceAll('$2', '2').replace('$3', '0').replaceAll('$4', 'NULL')}`,
+        );
         return r.rows.map((x: any) => x['QUERY PLAN']).join('\n');
       });
       expect(direct).toMatch(/Index Scan using timers_deliver_at_idx on timers/);

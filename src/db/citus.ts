@@ -27,6 +27,14 @@ export async function citusInstalled(pool: pg.Pool): Promise<boolean> {
   return (await pool.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`)).rows.length > 0;
 }
 
+/** Whether `table` is a distributed table of a Citus coordinator (false on plain PostgreSQL). */
+export async function citusDistributed(pool: pg.Pool, table: string): Promise<boolean> {
+  if (!(await citusInstalled(pool))) return false;
+  return (
+    (await pool.query(`SELECT 1 FROM pg_dist_partition WHERE logicalrelid = $1::regclass AND partmethod = 'h'`, [table])).rows.length > 0
+  );
+}
+
 /**
  * Distributes the schema when the database is a Citus coordinator (mode 'auto': the extension is
  * installed; 'citus': it must be; 'none': never). Undefined when nothing is to be distributed.

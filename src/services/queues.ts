@@ -61,14 +61,18 @@ INSERT INTO partition_consumers (tenant, queue, partition, consumer_group)
 SELECT g.tenant, g.queue, t.p, g.consumer_group
   FROM unnest($1::text[], $2::text[], $3::text[]) AS t(tenant, q, p)
   JOIN consumer_groups g ON g.tenant = t.tenant AND g.queue = t.q
+ WHERE g.tenant = ANY ($1::text[])
 ON CONFLICT DO NOTHING`;
 
 /**
  * lockQueuesOf — LOCK_QUEUES_SQL for queues of several tenants: $1 tenants, $2 queues (parallel),
- * locked in (tenant, name) order, which is each tenant's name order.
+ * locked in (tenant, name) order, which is each tenant's name order. Filtered by `tenant = ANY
+ * ($1)` as well: on Citus that routes the statement to the one shard group its tenants share (a
+ * fire's tenants do: src/sweeper/shardGroups.ts).
  */
 const LOCK_QUEUES_OF_SQL = `
 SELECT 1 FROM queues q JOIN unnest($1::text[], $2::text[]) AS k(tenant, name) ON q.tenant = k.tenant AND q.name = k.name
+ WHERE q.tenant = ANY ($1::text[])
  ORDER BY q.tenant, q.name FOR UPDATE OF q`;
 
 /**

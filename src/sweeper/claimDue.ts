@@ -3,16 +3,18 @@
 // Parameters: $1 claim token (uuid, fresh per batch), $2 batch size (QUEEN_SWEEPER_BATCH_SIZE),
 //   $3 lease length in ms (QUEEN_SWEEPER_LEASE_MS), $4 the hand-off window in ms
 //   (QUEEN_SWEEPER_HANDOFF_MS): "due" here means due by now() + $4. A timer claimed ahead of its
-//   instant waits in the sweeper's wheel (wheel.ts); its lease runs from its deliverAt (or now, if
-//   later), so it lasts $3 past the instant whatever the window. $5: whether timers already due
+//   instant waits in the sweeper's wheel (wheel.ts); its lease runs until now() + $4 + $3, so it
+//   lasts at least $3 past the instant whatever the window (not max(deliver_at, now()) + $3: Citus
+//   refuses a clock combined with a column in an UPDATE's SET). $5: whether timers already due
 //   are claimed too. They are not, as a rule: those are fired straight from the table, locked in
 //   the fire's own transaction (fireDue.ts), which writes each row once instead of twice; the
 //   claim takes them only to isolate a batch whose fire failed (pass.ts).
+//   $6 the shard group's tenants (shardGroups.ts; null on plain PostgreSQL: every tenant): the
+//   claim, and what its head says of due and later timers, covers only them.
 // Locks: FOR UPDATE SKIP LOCKED on up to $2 due rows, walked in deliver_at order on
 //   timers_deliver_at_idx; rows another broker is claiming or firing are skipped, never waited on.
 //   Nothing is claimed while cluster_flags.sweeper_paused is set (the operator's control).
-// Rows: updates 0..$2 timers (claim_token = $1, claim_expires_at = greatest(deliver_at, now()) + $3
-//   ms) and returns them, plus one leading row even when nothing was due, carrying PostgreSQL's
+// Rows: updates 0..$2 timers (claim_token = $1, claim_expires_at = now() + $4 + $3 ms) and returns them, plus one leading row even when nothing was due, carrying PostgreSQL's
 //   now(), the pause flag, the delay until the next deliverAt beyond the window (null when there
 //   is none) for the sleep, and whether unclaimed timers are due (left for fireDue when $5 is false).
 // Statement-level autocommit: the lease is visible to cancel/reschedule (too_late) as soon as this
@@ -21,6 +23,7 @@
 // after the row moved on (another broker's claim, a backoff) — such a row no longer carries $1.
 import { runStatement } from '../db/transaction.ts';
 import { notClaimedSql } from './claimed.ts';
+import { tenantPin } from './shardGroups.ts';
 import type { SweeperDb } from './db.ts';
 
 export interface ClaimedTimer {
@@ -41,6 +44,8 @@ export interface ClaimedTimer {
   payload: Buffer | null;
   /** The W3C traceparent the timer was scheduled with: the fire's span links to it (docs/tracing.md). */
   traceparent: string | null;
+  /** Its shard group on Citus (shardGroups.ts), set by the sweeper that took it; null on plain PostgreSQL. */
+  shard: string | null;
 }
 
 export interface ClaimResult {
@@ -54,9 +59,13 @@ export interface ClaimResult {
   dueWaiting: boolean;
 }
 
-/** The columns a sweeper reads of a timer it takes (claimDue, fireDue), as SQL over alias `t`. */
+/**
+ * The columns a sweeper reads of a timer it takes (claimDue, fireDue), as SQL over alias `t`. Only
+ * immutable functions (deliverAt's epoch is taken of an interval: Citus refuses a stable function
+ * in an UPDATE's RETURNING).
+ */
 export const TAKEN_COLUMNS = `t.ctid::text AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.txn, t.message_id,
-    extract(epoch FROM t.deliver_at)::float8 AS deliver_at, t.attempts, t.payload_zstd, t.encrypted,
+    extract(epoch FROM t.deliver_at - timestamptz 'epoch')::float8 AS deliver_at, t.attempts, t.payload_zstd, t.encrypted,
     CASE WHEN t.payload_zstd THEN t.payload END AS payload, t.traceparent`;
 
 /** A row of TAKEN_COLUMNS. */
@@ -75,6 +84,7 @@ export function takenTimer(x: any): ClaimedTimer {
     encrypted: x.encrypted,
     payload: x.payload,
     traceparent: x.traceparent,
+    shard: null,
   };
 }
 
@@ -86,21 +96,24 @@ WITH flags AS (
   WHERE deliver_at <= now() + $4 * interval '1 millisecond'
     AND ($5 OR deliver_at > now())
     AND ${notClaimedSql('timers')}
+    AND ${tenantPin('timers', '$6')}
     AND NOT (SELECT paused FROM flags)
   ORDER BY deliver_at
   LIMIT $2
   FOR UPDATE SKIP LOCKED
 ), claimed AS (
   UPDATE timers t
-  SET claim_token = $1, claim_expires_at = greatest(t.deliver_at, now()) + $3 * interval '1 millisecond'
-  WHERE t.ctid = ANY (ARRAY(SELECT ctid FROM due))
+  SET claim_token = $1, claim_expires_at = now() + ($4 + $3) * interval '1 millisecond'
+  WHERE t.ctid = ANY (ARRAY(SELECT ctid FROM due)) AND ${tenantPin('t', '$6')}
   RETURNING ${TAKEN_COLUMNS}
 ), head AS (
   SELECT (extract(epoch FROM now()) * 1000)::float8 AS now_ms,
-    (extract(epoch FROM (SELECT min(deliver_at) FROM timers WHERE deliver_at > now() + $4 * interval '1 millisecond') - now()) * 1000)::float8 AS next_due_ms,
+    (extract(epoch FROM (SELECT min(deliver_at) FROM timers WHERE deliver_at > now() + $4 * interval '1 millisecond'
+                                     AND ${tenantPin('timers', '$6')}) - now()) * 1000)::float8 AS next_due_ms,
     (SELECT paused FROM flags) AS paused,
     NOT $5 AND NOT (SELECT paused FROM flags)
-      AND EXISTS (SELECT 1 FROM timers WHERE deliver_at <= now() AND ${notClaimedSql('timers')}) AS due_waiting
+      AND EXISTS (SELECT 1 FROM timers WHERE deliver_at <= now() AND ${notClaimedSql('timers')}
+                                 AND ${tenantPin('timers', '$6')}) AS due_waiting
 )
 SELECT head.*, c.* FROM head LEFT JOIN claimed c ON true`;
 
@@ -111,9 +124,10 @@ export async function claimDue(
   leaseMs: number,
   handoffMs = 0,
   includeDue = true,
+  tenants: string[] | null = null,
 ): Promise<ClaimResult> {
   const r = await db.planned((q) =>
-    runStatement(q, CLAIM_DUE_SQL, [token, batchSize, leaseMs, handoffMs, includeDue], db.named('qt_claim')),
+    runStatement(q, CLAIM_DUE_SQL, [token, batchSize, leaseMs, handoffMs, includeDue, tenants], db.named('qt_claim')),
   );
   const head = r.rows[0];
   const rows = r.rows.filter((x) => x.tid !== null).map(takenTimer);

@@ -6,13 +6,15 @@
 // Parameters: $1 claim token (null: the rows are locked by this very transaction, fireDue.ts), $2
 //   tids of the timers to fire (tid[]), and the replacement bytes for
 //   timers whose stored payload cannot enter the log as it is (zstd: the log has no zstd flag):
-//   $3 tids (tid[]), $4 payloads (bytea[]), $5 encrypted flags (bool[]).
+//   $3 tids (tid[]), $4 payloads (bytea[]), $5 encrypted flags (bool[]); $6 the timers' tenants
+//   (text[], distinct), named beside the ctids (on Citus a ctid is per shard, and the tenants route
+//   the statement to the one shard group the timers were taken from: shardGroups.ts).
 // Locks: the destination partition rows (until commit); the deleted timer rows (ours by lease);
 //   the log's unique indexes for the inserted frames.
 // Rows: nothing while the operator has paused the sweepers (cluster_flags; `paused` in the result).
 //   Else deletes the timers of $2 that still carry $1 and are due on PostgreSQL's clock
-//   (deliver_at <= clock_timestamp(), read once; written so that it cannot serve as an index
-//   condition: the rows are found by a TID scan, never by walking timers_deliver_at_idx over the
+//   (deliver_at <= clock_timestamp(), read once; written as `(…) IS TRUE` so that it cannot serve
+//   as an index condition: the rows are found by a TID scan, never by walking timers_deliver_at_idx over the
 //   whole backlog, which the planner chose when the statistics put one row there) — a broker that
 //   lost its lease deletes 0 and
 //   therefore inserts 0; a timer the broker's clock thought due too soon is not deleted and comes
@@ -35,6 +37,7 @@ import { inTransaction, type Queryable } from '../db/transaction.ts';
 import type { ClaimedTimer } from './claimDue.ts';
 import type { SweeperDb } from './db.ts';
 import { TIMER_DLQ_CONSUMER_GROUP } from './deadLetter.ts';
+import { tenantsOf } from './shardGroups.ts';
 
 export interface Replacement {
   tid: string;
@@ -56,16 +59,17 @@ export interface FireResult {
   paused: boolean;
 }
 
+/** The operator's pause (cluster_flags), as SQL. */
+const PAUSED = `coalesce((SELECT sweeper_paused FROM cluster_flags WHERE id = 1), false)`;
+
 /** The fired timers as frames (see the header); feeds the log's one append statement. */
 export const FIRED_FRAMES = `
-clock AS (
-  SELECT clock_timestamp() AS ts, coalesce((SELECT sweeper_paused FROM cluster_flags WHERE id = 1), false) AS paused
-), o AS (
+o AS (
   SELECT * FROM unnest($3::tid[], $4::bytea[], $5::boolean[]) AS o(tid, payload, encrypted)
 ), d AS (
   DELETE FROM timers t
-  WHERE t.ctid = ANY ($2::tid[]) AND ($1::uuid IS NULL OR t.claim_token = $1)
-    AND t.deliver_at + interval '0' <= (SELECT ts FROM clock) AND NOT (SELECT paused FROM clock)
+  WHERE t.ctid = ANY ($2::tid[]) AND t.tenant = ANY ($6::text[]) AND ($1::uuid IS NULL OR t.claim_token = $1)
+    AND (t.deliver_at <= statement_timestamp()) IS TRUE AND NOT ${PAUSED}
   RETURNING t.ctid AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.deliver_at, t.txn, t.message_id,
     t.payload, t.payload_zstd, t.encrypted, t.producer_sub, t.traceparent
 ), frames AS (
@@ -90,14 +94,14 @@ collided AS (
   ${INSERT_DEAD_LETTERS}
   SELECT f.tenant, f.queue, f.partition, '${TIMER_DLQ_CONSUMER_GROUP}', f.id, f.transaction_id, f.payload, f.encrypted,
     false, f.producer_sub,
-    format('txn_conflict: txn %s is already taken in queue %s, partition %s, by another message (a push or another timer); this timer was not delivered: give each timer its own txn',
-           f.transaction_id, f.queue, f.partition),
+    'txn_conflict: txn ' || f.transaction_id || ' is already taken in queue ' || f.queue || ', partition ' || f.partition
+      || ', by another message (a push or another timer); this timer was not delivered: give each timer its own txn',
     0, true, f.timer_key
   FROM frames f
   WHERE (SELECT count(*) FROM appended) < (SELECT count(*) FROM frames)
     AND NOT EXISTS (SELECT 1 FROM appended a WHERE a.tenant = f.tenant AND a.id = f.id::text)
     AND NOT EXISTS (SELECT 1 FROM messages m
-                     WHERE m.tenant = f.tenant AND m.queue = f.queue AND m.partition = f.partition
+                     WHERE m.tenant = f.tenant AND m.tenant = ANY ($6::text[]) AND m.queue = f.queue AND m.partition = f.partition
                        AND m.transaction_id = f.transaction_id AND m.timer_key = f.timer_key)
   RETURNING 1
 )`;
@@ -111,10 +115,10 @@ SELECT (SELECT count(*) FROM d)::int AS deleted,
              FROM appended GROUP BY tenant, queue) g) AS queues,
   (SELECT coalesce(array_agg(t.ctid::text), '{}') FROM timers t
     WHERE (SELECT count(*) FROM d) < cardinality($2::tid[])
-      AND t.ctid = ANY ($2::tid[]) AND ($1::uuid IS NULL OR t.claim_token = $1)
-      AND t.deliver_at + interval '0' > (SELECT ts FROM clock)) AS early,
-  (extract(epoch FROM (SELECT ts FROM clock)) * 1000)::float8 AS pg_now_ms,
-  (SELECT paused FROM clock) AS paused`;
+      AND t.ctid = ANY ($2::tid[]) AND t.tenant = ANY ($6::text[]) AND ($1::uuid IS NULL OR t.claim_token = $1)
+      AND (t.deliver_at > statement_timestamp()) IS TRUE) AS early,
+  (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS pg_now_ms,
+  ${PAUSED} AS paused`;
 
 export async function fireClaimed(
   db: SweeperDb,
@@ -144,10 +148,18 @@ export async function fireAndCommit(
     rows,
     {
       ctes: FIRED_FRAMES,
-      createdAt: '(SELECT ts FROM clock)',
+      createdAt: 'statement_timestamp()',
       after: COLLIDED,
-      params: [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted)],
+      params: [
+        token,
+        rows.map((x) => x.tid),
+        repl.map((x) => x.tid),
+        repl.map((x) => x.payload),
+        repl.map((x) => x.encrypted),
+        tenantsOf(rows),
+      ],
       result: FIRE_RESULT,
+      tenants: '$6',
       name,
     },
     { commit: true },

@@ -16,7 +16,8 @@
 // partition, frames keep their deliverAt order: one stripe holds the partition, and the pass
 // awaits every stripe before the next.
 //
-// Parameters: $1 batch size, $2 stripes, $3 this stripe (0 ≤ $3 < $2).
+// Parameters: $1 batch size, $2 stripes, $3 this stripe (0 ≤ $3 < $2), $4 the shard group's
+//   tenants (shardGroups.ts; null on plain PostgreSQL: every tenant).
 // Locks: FOR UPDATE SKIP LOCKED on up to $1 due, unclaimed rows of the stripe, walked in deliver_at
 //   order on timers_deliver_at_idx (the sweeper's planner settings, db.ts); rows another broker
 //   claimed or is firing are skipped, never waited on. Nothing while the sweeper is paused.
@@ -24,6 +25,7 @@
 import { runStatement } from '../db/transaction.ts';
 import type { PayloadCipher } from '../payload.ts';
 import { notClaimedSql } from './claimed.ts';
+import { tenantPin } from './shardGroups.ts';
 import { TAKEN_COLUMNS, takenTimer, type ClaimedTimer } from './claimDue.ts';
 import type { SweeperDb } from './db.ts';
 import { fireAndCommit, type FireResult, type Replacement } from './fireClaimed.ts';
@@ -34,6 +36,7 @@ SELECT ${TAKEN_COLUMNS}
   FROM timers t
  WHERE t.deliver_at <= now()
    AND ${notClaimedSql('t')}
+   AND ${tenantPin('t', '$4')}
    AND ($2::int = 1 OR abs(hashtext(t.tenant || '/' || t.queue || '/' || t.partition)) % $2 = $3)
    AND NOT coalesce((SELECT sweeper_paused FROM cluster_flags WHERE id = 1), false)
  ORDER BY t.deliver_at
@@ -58,10 +61,11 @@ export function fireDue(
   batchSize: number,
   stripe: number,
   stripes: number,
+  tenants: string[] | null,
   fire: (rows: ClaimedTimer[], run: () => Promise<FireResult>) => Promise<FireResult>,
 ): Promise<DueFire> {
   return db.transaction(async (tx) => {
-    const rows = (await runStatement(tx, DUE_SQL, [batchSize, stripes, stripe], db.named('qt_due'))).rows.map(takenTimer);
+    const rows = (await runStatement(tx, DUE_SQL, [batchSize, stripes, stripe, tenants], db.named('qt_due'))).rows.map(takenTimer);
     if (rows.length === 0) return { rows, fired: undefined };
     const replacements = new Map<string, Replacement>();
     for (const row of rows) {

@@ -17,6 +17,11 @@
 // round trips (pgClock.ts); the fire statement refuses a timer not due yet on PostgreSQL's own
 // clock, and it goes back to the wheel, so nothing is early whatever the broker's clock says.
 //
+// On Citus, every statement that finds or takes rows is pinned to one shard group
+// (shardGroups.ts): a read without locks lists the groups whose tenants have timers to take, and
+// fireDue and the claim run once per group; a batch's rows are fired, backed off and dead-lettered
+// group by group. On plain PostgreSQL the one group is every tenant, and nothing is read ahead.
+//
 // Every statement after the claim is guarded by the batch's claim token, so each one can be retried
 // after any failure, including one whose outcome was lost with its connection: a row that already
 // moved on (fired, backed off, taken by another broker after the lease) no longer carries the token.
@@ -44,6 +49,7 @@ import { claimSpan, fireSpan } from './tracing.ts';
 import { Materializer } from './materializeDue.ts';
 import { PgClock } from './pgClock.ts';
 import { releaseClaims } from './releaseClaims.ts';
+import { ALL_TENANTS, dueGroups, pinnedPerShard, type ShardGroup } from './shardGroups.ts';
 import { unpack } from './unpack.ts';
 import { TimingWheel } from './wheel.ts';
 
@@ -294,7 +300,8 @@ export class SweepPass {
 
   /**
    * Puts the claimed timers not due at the claim's now() into the wheel; returns the due ones. Their
-   * lease runs from their deliverAt (claimDue), so it ends that much later on the local clock too.
+   * lease runs to the claim's now() + the window + the lease (claimDue): on the local clock, it
+   * ends no earlier than the last one's instant + the lease.
    */
   private toWheel(claim: ClaimResult, token: string, sentAt: number, trace: Context | undefined): ClaimedTimer[] {
     const due: ClaimedTimer[] = [];
@@ -333,12 +340,20 @@ export class SweepPass {
    * failed with the database is thrown once every stripe has settled.
    */
   private async fireDue(result: SweepResult): Promise<boolean> {
-    const stripes = this.db.embedded ? 1 : FIRE_STRIPES;
     const batchSize = this.cfg.QUEEN_SWEEPER_BATCH_SIZE;
     const until = performance.now() + FIRE_BUDGET_MS;
-    const stripe = async (i: number): Promise<boolean> => {
+    // Plain PostgreSQL: the hash stripes of one group. Citus: each shard group is a stripe of its own.
+    const jobs: { stripe: number; stripes: number; group: ShardGroup }[] = [];
+    if (await pinnedPerShard(this.db)) {
+      const { groups } = await dueGroups(this.db, 0, batchSize);
+      for (const group of groups) jobs.push({ stripe: 0, stripes: 1, group });
+    } else {
+      const stripes = this.db.embedded ? 1 : FIRE_STRIPES;
+      for (let i = 0; i < stripes; i++) jobs.push({ stripe: i, stripes, group: ALL_TENANTS });
+    }
+    const fireJob = async ({ stripe, stripes, group }: (typeof jobs)[number]): Promise<boolean> => {
       for (;;) {
-        const { rows, fired } = await fireDue(this.db, this.services.cipher, batchSize, i, stripes, (r, run) =>
+        const { rows, fired } = await fireDue(this.db, this.services.cipher, batchSize, stripe, stripes, group.tenants, (r, run) =>
           fireSpan(r, undefined, run),
         );
         result.claimed += rows.length;
@@ -347,7 +362,16 @@ export class SweepPass {
         if (this.stopping || performance.now() >= until) return true;
       }
     };
-    const outcomes = await Promise.allSettled(Array.from({ length: stripes }, (_, i) => stripe(i)));
+    // FIRE_STRIPES jobs side by side, each taking the next job when it is done.
+    const outcomes: PromiseSettledResult<boolean>[] = [];
+    let next = 0;
+    const runner = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next++];
+        outcomes.push(...(await Promise.allSettled([fireJob(job)])));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FIRE_STRIPES, jobs.length) }, runner));
     let full = false;
     let databaseFailure: unknown;
     for (const o of outcomes) {
@@ -370,7 +394,9 @@ export class SweepPass {
     let claim: ClaimResult;
     const { QUEEN_SWEEPER_BATCH_SIZE: limit, QUEEN_SWEEPER_LEASE_MS: leaseMs, QUEEN_SWEEPER_HANDOFF_MS: handoffMs } = this.cfg;
     try {
-      claim = await claimDue(this.db, token, limit, leaseMs, handoffMs, this.isolateDue);
+      claim = (await pinnedPerShard(this.db))
+        ? await this.claimPerShard(token, limit, leaseMs, handoffMs)
+        : await claimDue(this.db, token, limit, leaseMs, handoffMs, this.isolateDue);
     } catch (err) {
       // The claim may have committed with nobody to fire it; give its rows back next pass.
       if (isDatabaseLevel(err)) this.lostClaims.push(token);
@@ -382,12 +408,46 @@ export class SweepPass {
     return { claim, token, sentAt, trace: claimSpan(sentAt, limit, leaseMs, claim.rows.length) };
   }
 
-  /** Unpacks and fires one claimed batch, isolating failing rows; throws on database-level failure. */
+  /**
+   * Citus: the claim of every shard group with timers due within the window (one token for all:
+   * it guards, it does not route), merged in deliverAt order, each row tagged with its group. The
+   * head (now, pause, next instant, unclaimed due timers) is the groups' read's.
+   */
+  private async claimPerShard(token: string, limit: number, leaseMs: number, handoffMs: number): Promise<ClaimResult> {
+    const read = await dueGroups(this.db, handoffMs, limit);
+    const rows: ClaimedTimer[] = [];
+    for (const g of read.groups) {
+      if (rows.length >= limit || this.stopping) break;
+      const c = await claimDue(this.db, token, limit - rows.length, leaseMs, handoffMs, this.isolateDue, g.tenants);
+      for (const row of c.rows) rows.push({ ...row, shard: g.shard });
+    }
+    rows.sort((a, b) => a.deliverAt - b.deliverAt);
+    return {
+      rows,
+      nowMs: read.nowMs,
+      nextDueInMs: read.nextDueInMs,
+      paused: read.paused,
+      dueWaiting: !this.isolateDue && read.groups.some((g) => g.dueNow),
+    };
+  }
+
+  /** Fires one claimed batch, shard group by shard group (one group on plain PostgreSQL). */
   private async process(batch: Batch, result: SweepResult): Promise<void> {
+    const groups = new Map<string | null, ClaimedTimer[]>();
+    for (const row of batch.rows) {
+      const g = groups.get(row.shard);
+      if (g) g.push(row);
+      else groups.set(row.shard, [row]);
+    }
+    for (const rows of groups.values()) await this.processGroup(batch, rows, result);
+  }
+
+  /** Unpacks and fires rows of one shard group, isolating failing rows; throws on database-level failure. */
+  private async processGroup(batch: Batch, rows: ClaimedTimer[], result: SweepResult): Promise<void> {
     const replacements = new Map<string, Replacement>();
     const ready: ClaimedTimer[] = [];
     const failures: Failure[] = [];
-    for (const row of batch.rows) {
+    for (const row of rows) {
       try {
         const r = await unpack(row, this.services.cipher);
         if (r) replacements.set(row.tid, r);
@@ -480,11 +540,23 @@ export class SweepPass {
       const error = `${cls}: ${describe(err)}`;
       if (cls === 'transient') {
         transient = true;
-        back.push({ tid: row.tid, cost: 0, error, delayMs: backoffMs(TRANSIENT_BASE_MS, TRANSIENT_CAP_MS, this.rowTransientStreak) });
+        back.push({
+          tid: row.tid,
+          tenant: row.tenant,
+          cost: 0,
+          error,
+          delayMs: backoffMs(TRANSIENT_BASE_MS, TRANSIENT_CAP_MS, this.rowTransientStreak),
+        });
       } else if (row.attempts + 1 >= this.cfg.QUEEN_SWEEPER_MAX_ATTEMPTS) {
-        dead.push({ tid: row.tid, error, attempts: row.attempts + 1 });
+        dead.push({ tid: row.tid, tenant: row.tenant, error, attempts: row.attempts + 1 });
       } else {
-        back.push({ tid: row.tid, cost: 1, error, delayMs: backoffMs(PERMANENT_BASE_MS, PERMANENT_CAP_MS, row.attempts) });
+        back.push({
+          tid: row.tid,
+          tenant: row.tenant,
+          cost: 1,
+          error,
+          delayMs: backoffMs(PERMANENT_BASE_MS, PERMANENT_CAP_MS, row.attempts),
+        });
       }
     }
     this.rowTransientStreak = transient ? this.rowTransientStreak + 1 : 0;

@@ -75,11 +75,20 @@ function fixed(expr: unknown): boolean {
 
 /**
  * Does the condition pin `alias` to given tenants: `tenant = $1`, `tenant = ANY($1)`, `tenant IN
- * ($1, $2)` or `(tenant, …) = ($1, …)` among the conditions (not inside an OR)? A join on tenant
+ * ($1, $2)` or `(tenant, …) = ($1, …)` among the conditions (not inside an OR, but for the
+ * sweeper's `$n IS NULL OR tenant = ANY ($n)`)? A join on tenant
  * (`x.tenant = y.tenant`) does not: it names no shard.
  */
 function filtersTenant(cond: N | undefined, alias: string): boolean {
   if (!cond) return false;
+  // The sweeper's pin (src/sweeper/shardGroups.ts tenantPin): `$n IS NULL OR tenant = ANY ($n)`,
+  // the tenants of one shard group on Citus (Citus binds $n before it plans), null on plain
+  // PostgreSQL, where the sweeper takes every tenant at once.
+  if (cond.BoolExpr?.boolop === 'OR_EXPR' && cond.BoolExpr.args.length === 2) {
+    const nullParam = (n: N) => n.NullTest?.nulltesttype === 'IS_NULL' && fixed(n.NullTest.arg);
+    const [a, b] = cond.BoolExpr.args;
+    return (nullParam(a) && filtersTenant(b, alias)) || (nullParam(b) && filtersTenant(a, alias));
+  }
   if (cond.BoolExpr) return cond.BoolExpr.boolop === 'AND_EXPR' && cond.BoolExpr.args.some((a: N) => filtersTenant(a, alias));
   if (cond.A_Expr) {
     const e = cond.A_Expr;

@@ -97,6 +97,7 @@ export async function appendFrame(tb: TestBroker, f: RawFrame): Promise<void> {
   const partition = f.partition ?? 'Default';
   await inTransaction(tb.sql, (tx) =>
     append(tx, [{ tenant, queue: f.queue, partition }], {
+      tenants: 'ARRAY[$1::text]',
       ctes: `frames AS (
         SELECT 1 AS ord, $1::text AS tenant, gen_random_uuid() AS id, $2::text AS queue, $3::text AS partition,
                $4::text AS transaction_id, ${payload} AS payload, $5::boolean AS encrypted, $6::text AS producer_sub,

@@ -31,16 +31,20 @@ export interface PartitionKey {
  * existing partition, with what binds a frame appended to it: its queue's encryption at rest and
  * its tenant's payload ceiling and storage limit overrides (null: the cell default), and its newest
  * seq (0: it never held a frame). Each row is looked up by its key (a lateral probe, whatever the
- * statistics say).
+ * statistics say). Every table is also filtered by `tenant = ANY ($1)`: on Citus that routes the
+ * statement to the one shard group of its tenants (an append's tenants share one: a push has one
+ * tenant, a fire takes one shard group's; src/sweeper/shardGroups.ts).
  */
 export const LOCK_PARTITIONS_SQL = `
 SELECT k.tenant, k.queue, k.name AS partition, p.last_seq::float8 AS last_seq,
-       coalesce((SELECT q.encryption_enabled FROM queues q WHERE q.tenant = k.tenant AND q.name = k.queue), false) AS encrypted,
-       (SELECT t.max_payload_bytes FROM tenants t WHERE t.tenant = k.tenant) AS max_payload_bytes,
-       (SELECT t.storage_limit_bytes FROM tenants t WHERE t.tenant = k.tenant)::float8 AS storage_limit_bytes
+       coalesce((SELECT q.encryption_enabled FROM queues q
+                  WHERE q.tenant = k.tenant AND q.tenant = ANY ($1::text[]) AND q.name = k.queue), false) AS encrypted,
+       (SELECT t.max_payload_bytes FROM tenants t WHERE t.tenant = k.tenant AND t.tenant = ANY ($1::text[])) AS max_payload_bytes,
+       (SELECT t.storage_limit_bytes FROM tenants t WHERE t.tenant = k.tenant AND t.tenant = ANY ($1::text[]))::float8 AS storage_limit_bytes
   FROM unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, queue, name)
  CROSS JOIN LATERAL (
-       SELECT p.last_seq FROM partitions p WHERE p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
+       SELECT p.last_seq FROM partitions p
+        WHERE p.tenant = k.tenant AND p.tenant = ANY ($1::text[]) AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
 
 /** A partition locked for an append, with what binds the frames appended to it. */
 export interface LockedPartition extends PartitionKey {
@@ -72,6 +76,8 @@ export interface FrameSource {
   name?: string;
   after?: string;
   result?: string;
+  /** The frames' tenants as a text[] parameter of `params` (e.g. '$6'): every row the statement touches is pinned to them (on Citus, to their one shard). */
+  tenants: string;
 }
 
 /**
@@ -88,9 +94,14 @@ export interface FrameSource {
  * not see: an UPDATE joined on that ctid found nothing and dropped the mirror silently, and the
  * group did not see the frame until the next append (test/log-append-order.test.ts). Joined on the
  * key, the UPDATE finds the version it sees and EvalPlanQual moves it to the newest one. The
- * partition row needs no such care: this transaction has held it since lockPartitionsForAppend.
+ * partition row needs no such care (this transaction has held it since lockPartitionsForAppend);
+ * it is updated by key too, as Citus routes no modification that addresses rows by ctid through
+ * another CTE. The source's tenants (`tenants`) pin the consumer rows' lock, so that on Citus the
+ * statement runs on the one shard group they share.
  */
-export const appendSql = (s: FrameSource) => `
+export const appendSql = (s: FrameSource) => {
+  const pin = (alias: string) => `${alias}.tenant = ANY (${s.tenants}::text[])`;
+  return `
 WITH ${s.ctes},
 appended AS (
   INSERT INTO messages (tenant, id, queue, partition, transaction_id, payload, encrypted, producer_sub, timer_key, deliver_at, trace_id,
@@ -108,18 +119,14 @@ newest AS (
    GROUP BY tenant, queue, partition
    ORDER BY tenant, queue, partition
 ),
-partition_rows AS (
-  SELECT x.tid, n.seq FROM newest n
-   CROSS JOIN LATERAL (SELECT p.ctid AS tid FROM partitions p
-                        WHERE p.tenant = n.tenant AND p.queue = n.queue AND p.name = n.partition LIMIT 1) x
-),
 bumped AS (
-  UPDATE partitions p SET last_seq = r.seq FROM partition_rows r WHERE p.ctid = r.tid
+  UPDATE partitions p SET last_seq = n.seq FROM newest n
+   WHERE p.tenant = n.tenant AND p.queue = n.queue AND p.name = n.partition
 ),
 consumer_rows AS MATERIALIZED (
   SELECT n.tenant, n.queue, n.partition, x.consumer_group, n.seq FROM newest n
    CROSS JOIN LATERAL (SELECT c.consumer_group FROM partition_consumers c
-                        WHERE c.tenant = n.tenant AND c.queue = n.queue AND c.partition = n.partition
+                        WHERE c.tenant = n.tenant AND ${pin('c')} AND c.queue = n.queue AND c.partition = n.partition
                         ORDER BY c.consumer_group
                           FOR UPDATE OF c) x
 ),
@@ -128,6 +135,7 @@ mirrored AS (
    WHERE c.tenant = r.tenant AND c.queue = r.queue AND c.partition = r.partition AND c.consumer_group = r.consumer_group
 )${s.after ? `,\n${s.after}` : ''}
 ${s.result ?? 'SELECT * FROM appended'}`;
+};
 
 export interface AppendOptions {
   /** Runs once the partitions are locked, before the insert: may refuse the append (throw) or rewrite the source's parameters (encrypt payloads). */

@@ -119,6 +119,7 @@ export async function replayDeadLetter(deps: LogDeps, caller: Caller, id: string
       const txn = randomUUID();
       await append(tx, [{ tenant, queue: row.queue, partition: row.partition }], {
         ctes: REPLAYED_FRAME,
+        tenants: 'ARRAY[$1::text]',
         params: [tenant, id, messageId, txn, sub],
       });
       await tx.query(REMOVE_DEAD_LETTER_SQL, [tenant, id]);

@@ -107,6 +107,7 @@ export async function appendPushed(
     rows.map((r) => ({ tenant, queue: r.queue, partition: r.partition })),
     {
       ctes: PUSHED_FRAMES,
+      tenants: 'ARRAY[$1::text]',
       params: [
         tenant,
         rows.map((r) => r.id),
