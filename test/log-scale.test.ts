@@ -141,7 +141,15 @@ describe('plans on tables analysed while empty', () => {
   for (const [name, sql, params] of cases) {
     it(`${name} looks rows up by index only`, async () => {
       const plan = await planOf(sql, params());
-      expect(plan).not.toMatch(FULL_SCANS);
+      if (name !== 'writeVerdicts') expect(plan).not.toMatch(FULL_SCANS);
+      else {
+        // Its commits update the consumer rows by key, joined to the call's list (Citus routes no
+        // modification that addresses rows by ctid through a subquery). With one-row statistics
+        // the planner may put the consumer rows outside that join: then it reads the tenant's
+        // consumer rows by the primary key, never the table.
+        expect(plan).not.toMatch(/Seq Scan|Bitmap Heap Scan|Hash Join|Hash Anti Join|Hash Semi Join|Merge Join/);
+        expect(plan).toMatch(/Index Scan using partition_consumers_pkey on partition_consumers c\s+\([^)]*\)\s+Index Cond: \(tenant = /);
+      }
     });
   }
 

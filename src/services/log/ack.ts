@@ -119,8 +119,8 @@ ${VERDICT_OF('k.grp')}`;
  * writeVerdicts — in one statement: the failures (retry counts) and dlq verdicts; the dead letters
  * (the frames' stored bytes go to their group's dead letters as they are, still encrypted when the
  * frame is: replayable); and the commits (each consumer row's new cursor, and its lease released
- * when the call says so; each row found by key, then updated by its ctid, which stays put while it
- * is locked). $1 tenant; verdicts $2 groups, $3 seqs, $4 statuses, $5 retry counts, $6 leases;
+ * when the call says so; each row found and updated by its key: Citus routes no modification that
+ * addresses rows by ctid through another CTE). $1 tenant; verdicts $2 groups, $3 seqs, $4 statuses, $5 retry counts, $6 leases;
  * dead letters $7 groups, $8 queues, $9 partitions, $10 seqs, $11 errors|null, $12 retry counts;
  * commits $13 queues, $14 partitions, $15 groups, $16 cursors, $17 releases (each set parallel). Locks: the delivery
  * rows, the new dead letters, the consumer rows (already held). Rows: none.
@@ -142,11 +142,7 @@ dead AS (
                         WHERE m.tenant = $1 AND m.queue = k.queue AND m.partition = k.partition AND m.seq = k.seq LIMIT 1) m
 ),
 commits AS (
-  SELECT x.tid, s.cursor_seq, s.release
-    FROM unnest($13::text[], $14::text[], $15::text[], $16::bigint[], $17::boolean[]) AS s(queue, partition, grp, cursor_seq, release)
-   CROSS JOIN LATERAL (SELECT c.ctid AS tid FROM partition_consumers c
-                        WHERE c.tenant = $1 AND c.queue = s.queue AND c.partition = s.partition AND c.consumer_group = s.grp
-                        LIMIT 1) x
+  SELECT * FROM unnest($13::text[], $14::text[], $15::text[], $16::bigint[], $17::boolean[]) AS s(queue, partition, grp, cursor_seq, release)
 )
 UPDATE partition_consumers c
    SET cursor_seq = greatest(c.cursor_seq, s.cursor_seq),
@@ -155,7 +151,7 @@ UPDATE partition_consumers c
        batch_end_seq = CASE WHEN s.release THEN NULL ELSE c.batch_end_seq END,
        updated_at = now()
   FROM commits s
- WHERE c.tenant = $1 AND c.ctid = s.tid`;
+ WHERE c.tenant = $1 AND c.queue = s.queue AND c.partition = s.partition AND c.consumer_group = s.grp`;
 
 /** A located (partition, group) pair: its consumer row (absent: the group never popped it). */
 interface Located {

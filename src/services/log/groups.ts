@@ -45,9 +45,9 @@ export type GroupStart = { at: 'beginning' } | { at: 'tail' } | { at: 'since'; i
 const JOIN_PARTITIONS_SQL = `
 INSERT INTO partition_consumers (tenant, queue, partition, consumer_group, last_seq, cursor_seq)
 SELECT p.tenant, p.queue, p.name, $3, p.last_seq,
-       CASE $4::text
-         WHEN 'tail' THEN p.last_seq
-         WHEN 'since' THEN coalesce((SELECT m.seq FROM messages m
+       CASE
+         WHEN $4::text = 'tail' THEN p.last_seq
+         WHEN $4::text = 'since' THEN coalesce((SELECT m.seq FROM messages m
                                       WHERE m.tenant = p.tenant AND m.queue = p.queue AND m.partition = p.name
                                         AND m.created_at < $5::timestamptz
                                       ORDER BY m.seq DESC LIMIT 1), 0)

@@ -51,10 +51,15 @@ const WINDOW_SECONDS = `coalesce((SELECT CASE WHEN jsonb_typeof(q.queen_options-
                                        THEN (q.queen_options->>'windowBuffer')::float8 END
                                   FROM queues q WHERE q.tenant = $1 AND q.name = $2), 0)`;
 
-/** What a pop needs of the picked consumer row: where to read, its partition's id, the queue's lease time and window. */
+/**
+ * What a pop needs of the picked consumer row: where to read, its partition's id, the queue's lease
+ * time and window. The subqueries name the tenant ($1, the picked row's) rather than correlate on
+ * it: on Citus every table of the statement is then pinned to the tenant's shard, which its
+ * FOR UPDATE requires.
+ */
 const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.last_seq,
-  (SELECT p.id::text FROM partitions p WHERE p.tenant = c.tenant AND p.queue = c.queue AND p.name = c.partition) AS partition_id,
-  coalesce((SELECT q.lease_time_seconds FROM queues q WHERE q.tenant = c.tenant AND q.name = c.queue), ${DEFAULT_LEASE_SECONDS}) AS lease_seconds,
+  (SELECT p.id::text FROM partitions p WHERE p.tenant = $1 AND p.queue = c.queue AND p.name = c.partition) AS partition_id,
+  coalesce((SELECT q.lease_time_seconds FROM queues q WHERE q.tenant = $1 AND q.name = c.queue), ${DEFAULT_LEASE_SECONDS}) AS lease_seconds,
   ${WINDOW_SECONDS} AS window_seconds`;
 
 /**
@@ -65,7 +70,7 @@ const PICKED_COLUMNS = `c.partition, c.cursor_seq, c.last_seq,
  */
 const NOT_HELD = `(${WINDOW_SECONDS} <= 0 OR NOT EXISTS (
        SELECT 1 FROM messages m
-        WHERE m.tenant = c.tenant AND m.queue = c.queue AND m.partition = c.partition AND m.seq = c.last_seq
+        WHERE m.tenant = $1 AND m.queue = c.queue AND m.partition = c.partition AND m.seq = c.last_seq
           AND m.created_at > now() - make_interval(secs => ${WINDOW_SECONDS})))`;
 
 /**
