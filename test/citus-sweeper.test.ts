@@ -1,5 +1,6 @@
 // The sweeper on a Citus cluster (a coordinator and two workers, test/helpers/citus.ts): three
-// broker processes on the coordinator fire 20,000 timers of 200 tenants, spread over every shard,
+// broker processes on the coordinator fire 20,000 timers of 200 tenants (scheduled through the
+// routes of a fourth broker, which also serves the consumer), spread over every shard,
 // while one broker is SIGKILLed and restarted and one worker restarts; a consumer pops and acks
 // every frame meanwhile. Every timer must enter the log exactly once, none early, none
 // dead-lettered, and every frame must reach the consumer. The claim and the fire run once per
@@ -11,6 +12,7 @@ import { guardClients } from '../src/db/index.ts';
 import { startCitus, whyNoCitus } from './helpers/citus.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { spawnBroker, type BrokerProcess } from './helpers/procs.ts';
+import { batch, sched } from './helpers/timers.ts';
 
 const TIMERS = 20_000;
 const TENANTS = 200;
@@ -89,15 +91,16 @@ describe.skipIf(Boolean(why))(`the sweeper on a Citus cluster${why ? ` — skipp
     );
     expect((await sql.query(`SELECT count(*)::int AS n FROM pg_dist_partition WHERE logicalrelid = 'timers'::regclass`)).rows[0].n).toBe(1);
 
-    // 100 timers per tenant, maturing over 6 s from 2 s on; txn-<i> names each one.
+    // 100 timers per tenant, scheduled through the routes, maturing over 6 s from 3 s on; txn-<i> names each one.
     const tenants = Array.from({ length: TENANTS }, (_, i) => `tenant-${i}`);
-    await sql.query(
-      `INSERT INTO timers (tenant, queue, partition, timer_key, deliver_at, txn, message_id, payload, producer_sub)
-       SELECT 'tenant-' || (i % $2), 'q', 'p' || (i % 3), 'k' || i, now() + (2000 + random() * 6000) * interval '1 millisecond',
-              'txn-' || i, gen_random_uuid(), convert_to('{"i":' || i || '}', 'UTF8'), 'scheduler'
-         FROM generate_series(1, $1::int) AS i`,
-      [TIMERS, TENANTS],
-    );
+    for (const [t, tenant] of tenants.entries()) {
+      const ops = Array.from({ length: TIMERS / TENANTS }, (_, j) => {
+        const i = t * (TIMERS / TENANTS) + j + 1;
+        return sched('q', `k${i}`, { txn: `txn-${i}`, partition: `p${i % 3}`, delayMs: 3000 + Math.floor(Math.random() * 6000) });
+      });
+      const r = await batch(consumerBroker, ops, { tenant });
+      expect(r.body.results.filter((x: { status: string }) => x.status !== 'scheduled')).toEqual([]);
+    }
     const spread = await sql.query(
       `SELECT count(DISTINCT get_shard_id_for_distribution_column('timers', t))::int AS used,
               (SELECT count(*)::int FROM pg_dist_shard WHERE logicalrelid = 'timers'::regclass) AS shards

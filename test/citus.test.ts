@@ -1,9 +1,10 @@
 // The broker on a Citus cluster (a coordinator and two workers on this machine's PostgreSQL 15,
 // test/helpers/citus.ts): after the migrations the broker distributes every tenant-keyed table by
 // tenant, colocated, and makes the cell-wide ones reference tables (src/db/citus.ts); a second
-// start changes nothing; and what already runs on Citus answers as on PostgreSQL. Not yet: a
-// schedule, a reschedule and a push (Citus refuses statements of theirs: docs/operations.md), and
-// so no fire. Skipped, saying why, where the cluster cannot be built (no root, no Citus).
+// start changes nothing; reads of timers and schedules answer as on PostgreSQL. The timer routes
+// with three brokers are test/citus-timers.test.ts, the sweeper's exactly-once fire through
+// failures test/citus-sweeper.test.ts. Skipped, saying why, where the cluster cannot be built (no
+// root, no Citus).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CITUS_DATABASE, startCitus, whyNoCitus, type CitusCluster } from './helpers/citus.ts';
 import { api, startTestBroker, type TestBroker } from './helpers/broker.ts';

@@ -23,8 +23,6 @@ const NOT_YET: Record<string, string> = {
     'the fire-lag history prune is one cross-tenant batch by ctid; on Citus it needs a prune per tenant or shard',
   'src/maintenance/retention.ts:CLAIM_PARTITIONS_SQL — lock: FOR LCS_FORUPDATE of partitions without a tenant filter': RETENTION,
   'src/maintenance/retention.ts:CLAIM_PARTITIONS_SQL — lock: UPDATE of partitions without a tenant filter': RETENTION,
-  'src/services/timers/apply.ts:UPSERT_SQL — volatile: now() in ON CONFLICT DO UPDATE … WHERE of timers':
-    "the claimed test (src/sweeper/claimed.ts's notClaimedSql, now()) changes with the sweeper's claim",
   'src/sweeper/materializeDue.ts:CLAIM_SQL — lock: FOR LCS_FORUPDATE of schedules without a tenant filter': MATERIALIZER,
   'src/sweeper/materializeDue.ts:WITHDRAW_MISSED_SQL — lock: DELETE of timers without a tenant filter': MATERIALIZER,
   'src/sweeper/materializeDue.ts:MATERIALIZE_SQL — lock: UPDATE of schedules without a tenant filter': MATERIALIZER,

@@ -8,7 +8,7 @@ export const isoSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC',
  * isoFromMicros: what a statement returning many instants sends instead of isoSql's text, whose
  * to_char per row is the costlier half on the database's side.
  */
-export const microsSql = (column: string) => `(extract(epoch FROM ${column}) * 1000000)::float8`;
+export const microsSql = (column: string) => `(extract(epoch FROM ${column} - timestamptz 'epoch') * 1000000)::float8`;
 
 /** The instant of microsSql as isoSql renders it (6 fraction digits, UTC, years 1970–9999). */
 export function isoFromMicros(us: number): string {

@@ -10,5 +10,9 @@
 /** SQL: the row `row` (a table alias or name) is claimed — its lease has not expired. Never NULL. */
 export const claimedSql = (row: string) => `(${row}.claim_expires_at IS NOT NULL AND ${row}.claim_expires_at > now())`;
 
-/** SQL: the row `row` is not claimed — never claimed, or its lease expired; cancel, reschedule, withdraw and a new claim may take it. */
-export const notClaimedSql = (row: string) => `(${row}.claim_expires_at IS NULL OR ${row}.claim_expires_at <= now())`;
+/**
+ * SQL: the row `row` is not claimed — never claimed, or its lease expired; cancel, reschedule,
+ * withdraw and a new claim may take it. `now`: the instant to compare with, now() unless the
+ * statement has it as a value (an upsert's ON CONFLICT … WHERE, where Citus refuses a function).
+ */
+export const notClaimedSql = (row: string, now = 'now()') => `(${row}.claim_expires_at IS NULL OR ${row}.claim_expires_at <= ${now})`;

@@ -39,7 +39,7 @@ UNION ALL
 SELECT m.id::text, m.queue, m.partition, m.transaction_id, false
   FROM frames f
  CROSS JOIN LATERAL (SELECT m.id, m.queue, m.partition, m.transaction_id FROM messages m
-                      WHERE m.tenant = f.tenant AND m.queue = f.queue AND m.partition = f.partition
+                      WHERE m.tenant = $1 AND m.queue = f.queue AND m.partition = f.partition
                         AND m.transaction_id = f.transaction_id
                       LIMIT 1) m
  WHERE f.id::text NOT IN (SELECT id FROM appended)`;

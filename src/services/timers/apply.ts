@@ -25,15 +25,16 @@ import { keyOf, prepare, seal, type Applied, type CancelOp, type PreparedOp, typ
  * delay_ms, txn|null, payload base64, zstd, encrypted), $11 the request's traceparent (or null);
  * keys distinct.
  * Locks: the row of each key, taken in byte order of (queue, timer_key) so concurrent batches do
- * not deadlock on each other's keys. A conflicting row that is claimed is locked but not updated.
+ * not deadlock on each other's keys. A conflicting row that is claimed is locked but not updated
+ * (claimed at the row's now(), EXCLUDED.updated_at: Citus refuses a function in ON CONFLICT … WHERE).
  * Rows: one per key inserted or updated; a claimed key returns nothing (→ too_late).
  */
 const UPSERT_SQL = `
 INSERT INTO timers AS t (tenant, queue, timer_key, partition, deliver_at, txn, message_id, payload,
-                         payload_zstd, encrypted, producer_sub, traceparent)
+                         payload_zstd, encrypted, producer_sub, traceparent, updated_at)
 SELECT $1, i.queue, i.timer_key, i.partition, now() + i.delay_ms * interval '1 millisecond',
        coalesce(i.txn, gen_random_uuid()::text), gen_random_uuid(), decode(i.payload, 'base64'),
-       i.zstd, i.encrypted, $2, $11::text
+       i.zstd, i.encrypted, $2, $11::text, now()
   FROM unnest($3::text[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::bool[], $10::bool[])
        AS i(queue, timer_key, partition, delay_ms, txn, payload, zstd, encrypted)
  ORDER BY i.queue COLLATE "C", i.timer_key COLLATE "C"
@@ -42,7 +43,7 @@ ON CONFLICT (tenant, queue, timer_key) DO UPDATE
        message_id = EXCLUDED.message_id, payload = EXCLUDED.payload, payload_zstd = EXCLUDED.payload_zstd,
        encrypted = EXCLUDED.encrypted, producer_sub = EXCLUDED.producer_sub, traceparent = EXCLUDED.traceparent, attempts = 0,
        last_error = NULL, claim_token = NULL, claim_expires_at = NULL, updated_at = EXCLUDED.updated_at
- WHERE ${notClaimedSql('t')}
+ WHERE ${notClaimedSql('t', 'EXCLUDED.updated_at')}
 RETURNING t.queue, t.timer_key, (t.xmax = 0) AS inserted, t.txn, t.message_id::text AS message_id,
           ${microsSql('t.deliver_at')} AS deliver_at_us`;
 
