@@ -6,12 +6,11 @@
 // dead-lettered, and every frame must reach the consumer. The claim and the fire run once per
 // shard group (src/sweeper/shardGroups.ts), each a transaction on one worker. Skipped, saying why,
 // where the cluster cannot be built (no root, no Citus).
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { guardClients } from '../src/db/index.ts';
 import { startCitus, whyNoCitus } from './helpers/citus.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { spawnBroker, type BrokerProcess } from './helpers/procs.ts';
+import { spawnBroker, startCluster } from './helpers/procs.ts';
+import { configure } from './helpers/log.ts';
 import { batch, sched } from './helpers/timers.ts';
 
 const TIMERS = 20_000;
@@ -69,26 +68,11 @@ describe.skipIf(Boolean(why))(`the sweeper on a Citus cluster${why ? ` — skipp
   it(`three brokers fire ${TIMERS} timers of ${TENANTS} tenants exactly once through a broker SIGKILL and a worker restart, and a consumer acks every frame`, async () => {
     const cluster = await startCitus();
     cleanups.push(() => cluster.close());
-    const sql = new pg.Pool({ connectionString: cluster.url, max: 2 });
-    guardClients(sql);
-    sql.on('error', () => {});
-    cleanups.push(() => sql.end());
-
-    // Three sweeping brokers (short leases: a killed broker's window claims come back within 3 s)
-    // and, in this process, a broker for the consumer (no sweeper).
-    const env = { QUEEN_SWEEPER_LEASE_MS: '3000', QUEEN_DB_STARTUP_TIMEOUT_MS: '120000' };
+    // Three sweeping broker processes (short leases: a killed broker's window claims come back
+    // within 3 s) and, in this process, a broker for the schedules and the consumer (no sweeper).
+    const { sql, brokers, env } = await startCluster(cleanups, cluster.url);
     const consumerBroker = await startTestBroker({ databaseUrl: cluster.url });
     cleanups.push(() => consumerBroker.close());
-    const brokers: BrokerProcess[] = [0, 1, 2].map(() => spawnBroker(cluster.url, env));
-    cleanups.push(() => Promise.all(brokers.map((b) => b.kill('SIGKILL'))));
-    await waitFor(
-      async () =>
-        (
-          await sql.query(`SELECT count(DISTINCT client_port) >= 3 AS ok FROM pg_stat_activity
-                            WHERE datname = current_database() AND application_name = 'queen-timers-sweeper'`)
-        ).rows[0].ok,
-      { timeout: 60_000, interval: 100 },
-    );
     expect((await sql.query(`SELECT count(*)::int AS n FROM pg_dist_partition WHERE logicalrelid = 'timers'::regclass`)).rows[0].n).toBe(1);
 
     // 100 timers per tenant, scheduled through the routes, maturing over 6 s from 3 s on; txn-<i> names each one.
@@ -98,6 +82,9 @@ describe.skipIf(Boolean(why))(`the sweeper on a Citus cluster${why ? ` — skipp
         const i = t * (TIMERS / TENANTS) + j + 1;
         return sched('q', `k${i}`, { txn: `txn-${i}`, partition: `p${i % 3}`, delayMs: 3000 + Math.floor(Math.random() * 6000) });
       });
+      // A lease of 5 s: a pop whose ack was lost in the worker's restart hands its frames out again soon.
+      const set = await configure(consumerBroker, 'q', { leaseTime: 5 }, await consumerBroker.token({ tenant }));
+      expect(set.status).toBe(200);
       const r = await batch(consumerBroker, ops, { tenant });
       expect(r.body.results.filter((x: { status: string }) => x.status !== 'scheduled')).toEqual([]);
     }
@@ -111,7 +98,17 @@ describe.skipIf(Boolean(why))(`the sweeper on a Citus cluster${why ? ` — skipp
 
     const seen = new Map<string, number>();
     let stopped = false;
-    const consumer = consume(consumerBroker, tenants, seen, () => stopped);
+    // Four consumers side by side, each over a quarter of the tenants.
+    const consumer = Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        consume(
+          consumerBroker,
+          tenants.filter((_, t) => t % 4 === i),
+          seen,
+          () => stopped,
+        ),
+      ),
+    );
     const frames = async () => (await sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n as number;
 
     // A quarter in: SIGKILL a broker mid-run and start another.

@@ -83,7 +83,7 @@ export async function startCluster(cleanups: (() => Promise<unknown>)[], databas
         await sql.query(`SELECT count(DISTINCT client_port) >= 3 AS ok FROM pg_stat_activity
                           WHERE datname = current_database() AND application_name = 'queen-timers-sweeper'`)
       ).rows[0].ok,
-    { timeout: 30_000, interval: 100 },
+    { timeout: 60_000, interval: 100 },
   );
   return { url, sql, brokers, env };
 }
