@@ -1,5 +1,14 @@
 // SQL fragments shared by statements across services and the sweeper.
 
+/**
+ * SQL: `alias`'s tenant is one of parameter `param` (text[]), or `param` is null. On Citus the
+ * array holds the tenants of one shard group, and Citus, which binds parameters before it plans,
+ * routes the statement to that shard; on plain PostgreSQL the sweeper passes null (one group: every
+ * tenant), and the condition folds away instead of steering the plan to the tenant's index
+ * (src/sweeper/shardGroups.ts).
+ */
+export const tenantPin = (alias: string, param: string) => `(${param}::text[] IS NULL OR ${alias}.tenant = ANY (${param}::text[]))`;
+
 /** Renders a timestamptz column as the wire's instant: ISO 8601, UTC, microseconds. */
 export const isoSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 

@@ -23,7 +23,7 @@
 // after the row moved on (another broker's claim, a backoff) — such a row no longer carries $1.
 import { runStatement } from '../db/transaction.ts';
 import { notClaimedSql } from './claimed.ts';
-import { tenantPin } from './shardGroups.ts';
+import { tenantPin } from '../db/sql.ts';
 import type { SweeperDb } from './db.ts';
 
 export interface ClaimedTimer {

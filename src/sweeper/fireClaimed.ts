@@ -7,8 +7,8 @@
 //   tids of the timers to fire (tid[]), and the replacement bytes for
 //   timers whose stored payload cannot enter the log as it is (zstd: the log has no zstd flag):
 //   $3 tids (tid[]), $4 payloads (bytea[]), $5 encrypted flags (bool[]); $6 the timers' tenants
-//   (text[], distinct), named beside the ctids (on Citus a ctid is per shard, and the tenants route
-//   the statement to the one shard group the timers were taken from: shardGroups.ts).
+//   on Citus, named beside the ctids (a ctid is per shard, and the tenants route the statement to
+//   the one shard group the timers were taken from), null on PostgreSQL (shardGroups.ts pinOf).
 // Locks: the destination partition rows (until commit); the deleted timer rows (ours by lease);
 //   the log's unique indexes for the inserted frames.
 // Rows: nothing while the operator has paused the sweepers (cluster_flags; `paused` in the result).
@@ -37,7 +37,8 @@ import { inTransaction, type Queryable } from '../db/transaction.ts';
 import type { ClaimedTimer } from './claimDue.ts';
 import type { SweeperDb } from './db.ts';
 import { TIMER_DLQ_CONSUMER_GROUP } from './deadLetter.ts';
-import { tenantsOf } from './shardGroups.ts';
+import { tenantPin } from '../db/sql.ts';
+import { pinOf } from './shardGroups.ts';
 
 export interface Replacement {
   tid: string;
@@ -68,7 +69,7 @@ o AS (
   SELECT * FROM unnest($3::tid[], $4::bytea[], $5::boolean[]) AS o(tid, payload, encrypted)
 ), d AS (
   DELETE FROM timers t
-  WHERE t.ctid = ANY ($2::tid[]) AND t.tenant = ANY ($6::text[]) AND ($1::uuid IS NULL OR t.claim_token = $1)
+  WHERE t.ctid = ANY ($2::tid[]) AND ${tenantPin('t', '$6')} AND ($1::uuid IS NULL OR t.claim_token = $1)
     AND (t.deliver_at <= statement_timestamp()) IS TRUE AND NOT ${PAUSED}
   RETURNING t.ctid AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.deliver_at, t.txn, t.message_id,
     t.payload, t.payload_zstd, t.encrypted, t.producer_sub, t.traceparent
@@ -101,7 +102,7 @@ collided AS (
   WHERE (SELECT count(*) FROM appended) < (SELECT count(*) FROM frames)
     AND NOT EXISTS (SELECT 1 FROM appended a WHERE a.tenant = f.tenant AND a.id = f.id::text)
     AND NOT EXISTS (SELECT 1 FROM messages m
-                     WHERE m.tenant = f.tenant AND m.tenant = ANY ($6::text[]) AND m.queue = f.queue AND m.partition = f.partition
+                     WHERE m.tenant = f.tenant AND ${tenantPin('m', '$6')} AND m.queue = f.queue AND m.partition = f.partition
                        AND m.transaction_id = f.transaction_id AND m.timer_key = f.timer_key)
   RETURNING 1
 )`;
@@ -115,7 +116,7 @@ SELECT (SELECT count(*) FROM d)::int AS deleted,
              FROM appended GROUP BY tenant, queue) g) AS queues,
   (SELECT coalesce(array_agg(t.ctid::text), '{}') FROM timers t
     WHERE (SELECT count(*) FROM d) < cardinality($2::tid[])
-      AND t.ctid = ANY ($2::tid[]) AND t.tenant = ANY ($6::text[]) AND ($1::uuid IS NULL OR t.claim_token = $1)
+      AND t.ctid = ANY ($2::tid[]) AND ${tenantPin('t', '$6')} AND ($1::uuid IS NULL OR t.claim_token = $1)
       AND (t.deliver_at > statement_timestamp()) IS TRUE) AS early,
   (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS pg_now_ms,
   ${PAUSED} AS paused`;
@@ -127,13 +128,16 @@ export async function fireClaimed(
   replacements: Map<string, Replacement>,
 ): Promise<FireResult> {
   // No replay here: the sweeper retries by its own rules, and the claim token makes that safe.
-  return inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, replacements, db.named('qt_fire')), { replay: false });
+  return inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, replacements, db.named('qt_fire'), pinOf(rows)), {
+    replay: false,
+  });
 }
 
 /**
  * The fire as the last statement of `tx`, which it commits: the statement goes out with its
  * COMMIT (one round trip fewer while the partitions are locked). token null: `tx` itself holds the
- * rows (fireDue.ts). `name`: the statements' prepared name (SweeperDb.named).
+ * rows (fireDue.ts). `name`: the statements' prepared name (SweeperDb.named). `tenants`: $6 (see
+ * the header).
  */
 export async function fireAndCommit(
   tx: Queryable,
@@ -141,6 +145,7 @@ export async function fireAndCommit(
   rows: ClaimedTimer[],
   replacements: Map<string, Replacement>,
   name: string | undefined,
+  tenants: string[] | null,
 ): Promise<FireResult> {
   const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
   const [r] = await append<Omit<FireResult, 'pgNowMs'> & { pg_now_ms: number }>(
@@ -150,14 +155,7 @@ export async function fireAndCommit(
       ctes: FIRED_FRAMES,
       createdAt: 'statement_timestamp()',
       after: COLLIDED,
-      params: [
-        token,
-        rows.map((x) => x.tid),
-        repl.map((x) => x.tid),
-        repl.map((x) => x.payload),
-        repl.map((x) => x.encrypted),
-        tenantsOf(rows),
-      ],
+      params: [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted), tenants],
       result: FIRE_RESULT,
       tenants: '$6',
       name,

@@ -25,7 +25,7 @@
 import { runStatement } from '../db/transaction.ts';
 import type { PayloadCipher } from '../payload.ts';
 import { notClaimedSql } from './claimed.ts';
-import { tenantPin } from './shardGroups.ts';
+import { tenantPin } from '../db/sql.ts';
 import { TAKEN_COLUMNS, takenTimer, type ClaimedTimer } from './claimDue.ts';
 import type { SweeperDb } from './db.ts';
 import { fireAndCommit, type FireResult, type Replacement } from './fireClaimed.ts';
@@ -72,6 +72,6 @@ export function fireDue(
       const r = await unpack(row, cipher);
       if (r) replacements.set(row.tid, r);
     }
-    return { rows, fired: await fire(rows, () => fireAndCommit(tx, null, rows, replacements, db.named('qt_fire'))) };
+    return { rows, fired: await fire(rows, () => fireAndCommit(tx, null, rows, replacements, db.named('qt_fire'), tenants)) };
   });
 }

@@ -49,7 +49,7 @@ import { claimSpan, fireSpan } from './tracing.ts';
 import { Materializer } from './materializeDue.ts';
 import { PgClock } from './pgClock.ts';
 import { releaseClaims } from './releaseClaims.ts';
-import { ALL_TENANTS, dueGroups, pinnedPerShard, type ShardGroup } from './shardGroups.ts';
+import { ALL_TENANTS, dueGroups, pinnedPerShard, pinOf, type ShardGroup } from './shardGroups.ts';
 import { unpack } from './unpack.ts';
 import { TimingWheel } from './wheel.ts';
 
@@ -560,8 +560,9 @@ export class SweepPass {
       }
     }
     this.rowTransientStreak = transient ? this.rowTransientStreak + 1 : 0;
-    await backOff(this.db, token, back);
-    const deadLettered = await deadLetter(this.db, token, dead);
+    const tenants = pinOf(failures.map((f) => f.row));
+    await backOff(this.db, token, back, tenants);
+    const deadLettered = await deadLetter(this.db, token, dead, tenants);
     const m = this.services.metrics;
     for (const { err } of failures) m.fireFailures.inc({ class: classify(err) });
     m.deadLettered.inc(deadLettered);

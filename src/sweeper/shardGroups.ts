@@ -13,7 +13,7 @@
 //
 // On plain PostgreSQL there is one group, all tenants: the filter's parameter is null and the
 // statements find rows as they always did, walking timers_deliver_at_idx in deliverAt order, with
-// no read ahead of them. This module is the one place the two differ.
+// no read ahead of them. This module and tenantPin (src/db/sql.ts) are where the two differ.
 //
 // Why a read, not a directory of tenants kept by the schedule path: the directory would cost every
 // schedule, reschedule and backoff a write (the hot path the sweeper serves), and its guard against
@@ -29,13 +29,6 @@
 import { citusDistributed } from '../db/citus.ts';
 import { notClaimedSql } from './claimed.ts';
 import type { SweeperDb } from './db.ts';
-
-/**
- * SQL: `alias`'s tenant is one of parameter `param` (text[]), or `param` is null (plain
- * PostgreSQL: one group). Citus binds the parameter before it plans, so a non-null array of one
- * shard group's tenants routes the statement to that shard.
- */
-export const tenantPin = (alias: string, param: string) => `(${param}::text[] IS NULL OR ${alias}.tenant = ANY (${param}::text[]))`;
 
 export const DUE_GROUPS_SQL = `
 WITH flags AS (
@@ -96,5 +89,11 @@ export async function dueGroups(db: SweeperDb, windowMs: number, look: number): 
   };
 }
 
-/** The distinct tenants of `rows`: what a statement addressing them by ctid names beside the ctids. */
-export const tenantsOf = (rows: { tenant: string }[]): string[] => [...new Set(rows.map((r) => r.tenant))];
+/**
+ * What a statement addressing taken rows by ctid names beside the ctids (tenantPin's parameter):
+ * on Citus the rows' distinct tenants (one shard group's), on plain PostgreSQL null. Not the
+ * tenants there too: PostgreSQL would then find the rows by the tenant's index, every timer of the
+ * tenant, instead of by their addresses.
+ */
+export const pinOf = (rows: { tenant: string; shard: string | null }[]): string[] | null =>
+  rows.length > 0 && rows[0].shard !== null ? [...new Set(rows.map((r) => r.tenant))] : null;

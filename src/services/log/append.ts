@@ -14,7 +14,7 @@
 // for it with one index (src/services/log/pop.ts). A partition that never held a frame has no
 // consumer rows (a group's registration skips it: ./groups.ts); its first append gives it one per
 // group first (joinGroups).
-import { byteOrder } from '../../db/sql.ts';
+import { byteOrder, tenantPin } from '../../db/sql.ts';
 import { commitWith, runStatement, type Queryable } from '../../db/transaction.ts';
 import { ensurePartitions, joinGroups } from '../queues.ts';
 
@@ -76,7 +76,7 @@ export interface FrameSource {
   name?: string;
   after?: string;
   result?: string;
-  /** The frames' tenants as a text[] parameter of `params` (e.g. '$6'): every row the statement touches is pinned to them (on Citus, to their one shard). */
+  /** The frames' tenants as a text[] SQL expression over `params` (e.g. '$6'), or null there (src/db/sql.ts tenantPin): on Citus it pins the statement to their one shard. */
   tenants: string;
 }
 
@@ -100,7 +100,7 @@ export interface FrameSource {
  * statement runs on the one shard group they share.
  */
 export const appendSql = (s: FrameSource) => {
-  const pin = (alias: string) => `${alias}.tenant = ANY (${s.tenants}::text[])`;
+  const pin = (alias: string) => tenantPin(alias, s.tenants);
   return `
 WITH ${s.ctes},
 appended AS (
