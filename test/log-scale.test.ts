@@ -120,7 +120,7 @@ describe('plans on tables analysed while empty', () => {
     ['deleteQueue', DELETE_QUEUE_SQL, () => ['acme', 'hist']],
     ['liveLeases', LIVE_LEASES_SQL, () => ['acme', [ZERO_UUID]]],
     ['probeGroups', PROBE_GROUPS_SQL, () => [['acme'], ['wide'], ['g'], 16]],
-    ['lockPartitions', LOCK_PARTITIONS_SQL, () => [['acme'], ['wide'], ['p5']]],
+    ['lockPartitions', LOCK_PARTITIONS_SQL, () => [['acme'], ['wide'], ['p5'], null]],
     [
       'append (push)',
       appendSql({ ctes: PUSHED_FRAMES, params: [], result: PUSH_RESULT, tenants: 'ARRAY[$1::text]' }),

@@ -1,4 +1,5 @@
 // Queues and partitions: created on first use (by push or by schedule), and a queue's options.
+import { tenantPin } from '../db/sql.ts';
 import { QUEEN_QUEUE_OPTIONS, type QueueOptions } from '../contract/queues.ts';
 import type { Database } from '../db/index.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
@@ -61,18 +62,19 @@ INSERT INTO partition_consumers (tenant, queue, partition, consumer_group)
 SELECT g.tenant, g.queue, t.p, g.consumer_group
   FROM unnest($1::text[], $2::text[], $3::text[]) AS t(tenant, q, p)
   JOIN consumer_groups g ON g.tenant = t.tenant AND g.queue = t.q
- WHERE g.tenant = ANY ($1::text[])
+ WHERE ${tenantPin('g', '$4')}
 ON CONFLICT DO NOTHING`;
 
 /**
  * lockQueuesOf — LOCK_QUEUES_SQL for queues of several tenants: $1 tenants, $2 queues (parallel),
- * locked in (tenant, name) order, which is each tenant's name order. Filtered by `tenant = ANY
- * ($1)` as well: on Citus that routes the statement to the one shard group its tenants share (a
- * fire's tenants do: src/sweeper/shardGroups.ts).
+ * locked in (tenant, name) order, which is each tenant's name order. $3: the tenants again on
+ * Citus, which routes the statement to the one shard group they share (a fire's tenants do:
+ * src/sweeper/shardGroups.ts); null on PostgreSQL (src/db/sql.ts tenantPin). The same for
+ * JOIN_GROUPS_SQL's $4.
  */
 const LOCK_QUEUES_OF_SQL = `
 SELECT 1 FROM queues q JOIN unnest($1::text[], $2::text[]) AS k(tenant, name) ON q.tenant = k.tenant AND q.name = k.name
- WHERE q.tenant = ANY ($1::text[])
+ WHERE ${tenantPin('q', '$3')}
  ORDER BY q.tenant, q.name FOR UPDATE OF q`;
 
 /**
@@ -96,11 +98,15 @@ export async function ensurePartitions(db: Queryable, tenant: string, pairs: { q
  * committed first (its row is seen here) or waits, and then sees the frame and makes its own row.
  * Two statements whatever the number of tenants (a fire's batch may span thousands).
  */
-export async function joinGroups(db: Queryable, keys: { tenant: string; queue: string; partition: string }[]): Promise<void> {
+export async function joinGroups(
+  db: Queryable,
+  keys: { tenant: string; queue: string; partition: string }[],
+  pin: string[] | null,
+): Promise<void> {
   if (keys.length === 0) return;
   const queues = [...new Map(keys.map((k) => [`${k.tenant}\u0000${k.queue}`, k])).values()];
-  await db.query(LOCK_QUEUES_OF_SQL, [queues.map((k) => k.tenant), queues.map((k) => k.queue)]);
-  await db.query(JOIN_GROUPS_SQL, [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)]);
+  await db.query(LOCK_QUEUES_OF_SQL, [queues.map((k) => k.tenant), queues.map((k) => k.queue), pin]);
+  await db.query(JOIN_GROUPS_SQL, [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition), pin]);
 }
 
 /**

@@ -160,7 +160,7 @@ export async function fireAndCommit(
       tenants: '$6',
       name,
     },
-    { commit: true },
+    { commit: true, pin: tenants },
   );
   const { pg_now_ms: pgNowMs, ...result } = r;
   return { ...result, pgNowMs };

@@ -31,20 +31,21 @@ export interface PartitionKey {
  * existing partition, with what binds a frame appended to it: its queue's encryption at rest and
  * its tenant's payload ceiling and storage limit overrides (null: the cell default), and its newest
  * seq (0: it never held a frame). Each row is looked up by its key (a lateral probe, whatever the
- * statistics say). Every table is also filtered by `tenant = ANY ($1)`: on Citus that routes the
- * statement to the one shard group of its tenants (an append's tenants share one: a push has one
- * tenant, a fire takes one shard group's; src/sweeper/shardGroups.ts).
+ * statistics say). $4: the tenants again, to pin every table to them on Citus, which then routes
+ * the statement to the one shard group they share (a push has one tenant, a fire takes one shard
+ * group's: src/sweeper/shardGroups.ts); null on PostgreSQL, where a list of a fire's thousand
+ * tenants beside each key would be a thousand index probes per key (src/db/sql.ts tenantPin).
  */
 export const LOCK_PARTITIONS_SQL = `
 SELECT k.tenant, k.queue, k.name AS partition, p.last_seq::float8 AS last_seq,
        coalesce((SELECT q.encryption_enabled FROM queues q
-                  WHERE q.tenant = k.tenant AND q.tenant = ANY ($1::text[]) AND q.name = k.queue), false) AS encrypted,
-       (SELECT t.max_payload_bytes FROM tenants t WHERE t.tenant = k.tenant AND t.tenant = ANY ($1::text[])) AS max_payload_bytes,
-       (SELECT t.storage_limit_bytes FROM tenants t WHERE t.tenant = k.tenant AND t.tenant = ANY ($1::text[]))::float8 AS storage_limit_bytes
+                  WHERE q.tenant = k.tenant AND ${tenantPin('q', '$4')} AND q.name = k.queue), false) AS encrypted,
+       (SELECT t.max_payload_bytes FROM tenants t WHERE t.tenant = k.tenant AND ${tenantPin('t', '$4')}) AS max_payload_bytes,
+       (SELECT t.storage_limit_bytes FROM tenants t WHERE t.tenant = k.tenant AND ${tenantPin('t', '$4')})::float8 AS storage_limit_bytes
   FROM unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, queue, name)
  CROSS JOIN LATERAL (
        SELECT p.last_seq FROM partitions p
-        WHERE p.tenant = k.tenant AND p.tenant = ANY ($1::text[]) AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
+        WHERE p.tenant = k.tenant AND ${tenantPin('p', '$4')} AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
 
 /** A partition locked for an append, with what binds the frames appended to it. */
 export interface LockedPartition extends PartitionKey {
@@ -142,6 +143,8 @@ export interface AppendOptions {
   prepare?: (locked: LockedPartition[]) => void | Promise<void>;
   /** The insert is the transaction's last statement: it goes out with the COMMIT (commitWith). */
   commit?: boolean;
+  /** LOCK_PARTITIONS_SQL's $4 and joinGroups' pin: by default the partitions' tenants (a push's one); the sweeper's fire passes its own (null on PostgreSQL). */
+  pin?: string[] | null;
 }
 
 /**
@@ -152,13 +155,13 @@ export async function append<R extends Record<string, unknown>>(
   tx: Queryable,
   partitions: PartitionKey[],
   source: FrameSource,
-  { prepare, commit }: AppendOptions = {},
+  { prepare, commit, pin = [...new Set(partitions.map((k) => k.tenant))] }: AppendOptions = {},
 ): Promise<R[]> {
   if (partitions.length === 0) return [];
   const keys = [...new Map(partitions.map((k) => [`${k.tenant}\u0000${k.queue}\u0000${k.partition}`, k])).values()].sort(
     (a, b) => byteOrder(a.tenant, b.tenant) || byteOrder(a.queue, b.queue) || byteOrder(a.partition, b.partition),
   );
-  const lockParams = [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition)];
+  const lockParams = [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition), pin];
   const lock = async () =>
     (await runStatement<LockedPartition>(tx, LOCK_PARTITIONS_SQL, lockParams, source.name && `${source.name}:lock`)).rows;
   // Schedule creates its partitions ahead, so a fire's lock finds them all; a push's first frame
@@ -182,6 +185,7 @@ export async function append<R extends Record<string, unknown>>(
   await joinGroups(
     tx,
     locked.filter((l) => Number(l.last_seq) === 0),
+    pin,
   );
   await prepare?.(locked);
   const text = appendSql(source);
