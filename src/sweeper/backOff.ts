@@ -14,7 +14,6 @@ import { tenantPin } from '../db/sql.ts';
 
 export interface BackOffRow {
   tid: string;
-  tenant: string;
   cost: 0 | 1;
   error: string;
   delayMs: number;

@@ -16,7 +16,6 @@ export const TIMER_DLQ_CONSUMER_GROUP = '__timers__';
 
 export interface DeadLetterRow {
   tid: string;
-  tenant: string;
   error: string;
   attempts: number;
 }

@@ -333,9 +333,10 @@ export class SweepPass {
   }
 
   /**
-   * fireDue on every stripe, side by side, each stripe batch after batch until it finds less than a
-   * batch due or FIRE_BUDGET_MS has passed (the wheel and the materializer get their turn between
-   * passes). Returns whether a stripe's last batch was full (more are due). A stripe that failed for
+   * fireDue on every stripe (on Citus: every shard group with due timers), FIRE_STRIPES side by
+   * side, each batch after batch until it finds less than a batch due or FIRE_BUDGET_MS has passed
+   * (the wheel and the materializer get their turn between passes). Returns whether a stripe's last
+   * batch was full (more are due). A stripe that failed for
    * reasons of its rows sets isolateDue: this pass then claims the due timers to find them; one that
    * failed with the database is thrown once every stripe has settled.
    */
@@ -540,19 +541,12 @@ export class SweepPass {
       const error = `${cls}: ${describe(err)}`;
       if (cls === 'transient') {
         transient = true;
-        back.push({
-          tid: row.tid,
-          tenant: row.tenant,
-          cost: 0,
-          error,
-          delayMs: backoffMs(TRANSIENT_BASE_MS, TRANSIENT_CAP_MS, this.rowTransientStreak),
-        });
+        back.push({ tid: row.tid, cost: 0, error, delayMs: backoffMs(TRANSIENT_BASE_MS, TRANSIENT_CAP_MS, this.rowTransientStreak) });
       } else if (row.attempts + 1 >= this.cfg.QUEEN_SWEEPER_MAX_ATTEMPTS) {
-        dead.push({ tid: row.tid, tenant: row.tenant, error, attempts: row.attempts + 1 });
+        dead.push({ tid: row.tid, error, attempts: row.attempts + 1 });
       } else {
         back.push({
           tid: row.tid,
-          tenant: row.tenant,
           cost: 1,
           error,
           delayMs: backoffMs(PERMANENT_BASE_MS, PERMANENT_CAP_MS, row.attempts),
