@@ -27,7 +27,6 @@ export class SweeperDb implements Queryable {
   readonly embedded: boolean;
   readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
-  private readonly memos = new Map<string, Promise<unknown>>();
 
   /** The sweeper's connections to the broker's database (see above for embedded). */
   constructor(db: Pick<Database, 'directUrl' | 'embedded' | 'pool'>, onError: (err: Error) => void) {
@@ -70,17 +69,6 @@ export class SweeperDb implements Queryable {
   /** A transaction, not replayed (the sweeper retries by its own rules), whose plans depend on SWEEPER_PLANS. */
   transaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, fn, { setup: this.embedded ? setLocal(SWEEPER_PLANS) : undefined, replay: false });
-  }
-
-  /** `load()`'s answer, asked once per SweeperDb (a failed answer is asked again). */
-  memo<T>(key: string, load: () => Promise<T>): Promise<T> {
-    let p = this.memos.get(key) as Promise<T> | undefined;
-    if (!p) {
-      p = load();
-      this.memos.set(key, p);
-      p.catch(() => this.memos.delete(key));
-    }
-    return p;
   }
 
   async end(): Promise<void> {

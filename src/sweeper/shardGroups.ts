@@ -72,9 +72,17 @@ export interface DueGroups {
 /** The one group of plain PostgreSQL: every tenant, no filter. */
 export const ALL_TENANTS: ShardGroup = { shard: null, tenants: null, dueNow: true };
 
-/** Whether the sweeper's statements must be pinned per shard group: `timers` is distributed (asked once per SweeperDb). */
+const distributed = new WeakMap<SweeperDb, Promise<boolean>>();
+
+/** Whether the sweeper's statements must be pinned per shard group: `timers` is distributed (asked once per SweeperDb; asked again after a failure). */
 export function pinnedPerShard(db: SweeperDb): Promise<boolean> {
-  return db.memo('distributed', () => (db.embedded ? Promise.resolve(false) : citusDistributed(db.pool, 'timers')));
+  let known = distributed.get(db);
+  if (!known) {
+    known = db.embedded ? Promise.resolve(false) : citusDistributed(db.pool, 'timers');
+    distributed.set(db, known);
+    known.catch(() => distributed.delete(db));
+  }
+  return known;
 }
 
 /** Citus only: the shard groups whose tenants have unclaimed timers due within `windowMs`. */
@@ -82,7 +90,7 @@ export async function dueGroups(db: SweeperDb, windowMs: number, look: number): 
   const r = await db.query(DUE_GROUPS_SQL, [windowMs, look]);
   const row = r.rows[0];
   return {
-    groups: (row.groups as ShardGroup[]).map((g) => ({ shard: g.shard, tenants: g.tenants, dueNow: g.dueNow })),
+    groups: row.groups as ShardGroup[],
     nowMs: row.now_ms,
     paused: row.paused,
     nextDueInMs: row.next_due_ms,
