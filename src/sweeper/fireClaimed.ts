@@ -179,12 +179,14 @@ export async function fireAndCommit(
 ): Promise<FireResult> {
   const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
   let waited: Promise<unknown> | undefined;
-  const prepare = timing && (() => {
-    timing.onLocked();
-    // Not awaited: the fire statement goes out right behind it and waits in the server's input.
-    waited = runStatement(tx, WAIT_UNTIL_SQL, [timing.waitUntil], name && `${name}:wait`);
-    waited.catch(() => {});
-  });
+  const prepare =
+    timing &&
+    (() => {
+      timing.onLocked();
+      // Not awaited: the fire statement goes out right behind it and waits in the server's input.
+      waited = runStatement(tx, WAIT_UNTIL_SQL, [timing.waitUntil], name && `${name}:wait`);
+      waited.catch(() => {});
+    });
   const [r] = await append<Omit<FireResult, 'pgNowMs'> & { pg_now_ms: number }>(
     tx,
     rows,
@@ -199,10 +201,12 @@ export async function fireAndCommit(
     },
     { commit: true, pin: tenants, prepare },
   ).catch(async (err) => {
-    await waited?.catch((waitErr) => {
-      throw waitErr; // the cause; the fire statement then failed in an aborted transaction
-    });
-    throw err;
+    // A failed wait is the cause: the fire statement then failed in an aborted transaction.
+    const waitErr: unknown = await waited?.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    throw waitErr ?? err;
   });
   const { pg_now_ms: pgNowMs, ...result } = r;
   return { ...result, pgNowMs };
