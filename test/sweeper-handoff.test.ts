@@ -2,8 +2,8 @@
 // sweeper's wheel and fired at their instant on PostgreSQL's clock. Tests drive sweepOnce() and wait
 // on PostgreSQL's clock itself, never on a deadline. Runs on embedded PGlite and on DATABASE_URL.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSweeper, startSweeper, type Sweeper } from '../src/sweeper/index.ts';
-import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
+import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { acceptQueue, insertTimers, rejectQueue } from './helpers/timers.ts';
 
 /** A window wide enough that the timers below are inside it, whatever the machine's speed. */
@@ -174,28 +174,6 @@ describe('the hand-off window', () => {
     expect(await sweeper.sweepOnce()).toMatchObject({ fired: 1 });
     expect(await frameCount()).toBe(1);
   });
-
-  // The loop's lane (src/sweeper/wheelLane.ts) starts each fire ahead of its instant and lets the
-  // statement wait in PostgreSQL; on the embedded database the passes fire the wheel instead.
-  it.skipIf(!onRealPostgres)(
-    "the loop's lane fires in deliverAt order and never early, also when the broker's clock jumps ahead after the claim",
-    async () => {
-      let skewMs = 0;
-      sweeper = startSweeper(tb.broker.services, { clock: () => Date.now() + skewMs });
-      await insertTimers(tb.sql, { count: 200, dueInMs: 1_500, spreadMs: 500 });
-      await waitFor(async () => (await claimedCount()) === 200);
-      skewMs = 3_600_000; // the lane now believes every timer due: each fire is refused until it is
-      await waitFor(async () => (await frameCount()) === 200, { timeout: 30_000 });
-      const { rows } = await tb.sql.query(
-        `SELECT count(*) FILTER (WHERE created_at < deliver_at)::int AS early, count(*)::int AS n,
-                count(DISTINCT txn)::int AS distinct_txns,
-                count(*) FILTER (WHERE deliver_at < prev)::int AS out_of_order
-           FROM (SELECT created_at, deliver_at, transaction_id AS txn, lag(deliver_at) OVER (ORDER BY seq) AS prev FROM messages) x`,
-      );
-      expect(rows[0]).toEqual({ early: 0, n: 200, distinct_txns: 200, out_of_order: 0 });
-      expect((await tb.sql.query('SELECT count(*)::int AS n FROM timers')).rows[0].n).toBe(0);
-    },
-  );
 
   it('timers scheduled into the window are claimed at once and fired by the loop at their instant', async () => {
     const looped = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_HANDOFF_MS: '5000', QUEEN_SWEEPER_MAX_SLEEP_MS: '60000' } });

@@ -20,11 +20,8 @@ import { createPool } from '../db/primary.ts';
 import { SWEEPER_PLANS, sessionOptions, setLocal } from '../db/plannerSettings.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 
-/**
- * Real PostgreSQL: fireDue's two stripes (or a claimed batch's fire and the next batch's claim
- * beside it, pass.ts), and the wheel's lane's fires in flight (wheelLane.ts MAX_IN_FLIGHT).
- */
-export const SWEEPER_POOL_SIZE = 5;
+/** Real PostgreSQL: a fire, the next batch's claim beside it, and one to spare. */
+export const SWEEPER_POOL_SIZE = 3;
 
 export class SweeperDb implements Queryable {
   readonly embedded: boolean;

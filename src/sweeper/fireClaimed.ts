@@ -33,7 +33,7 @@
 //   PostgreSQL's clock, seconds), the early tids and the clock_timestamp() the fire compared with.
 import { append } from '../services/log/append.ts';
 import { INSERT_DEAD_LETTERS } from '../services/log/deadLetterInsert.ts';
-import { inTransaction, runStatement, type Queryable } from '../db/transaction.ts';
+import { inTransaction, type Queryable } from '../db/transaction.ts';
 import type { ClaimedTimer } from './claimDue.ts';
 import type { SweeperDb } from './db.ts';
 import { TIMER_DLQ_CONSUMER_GROUP } from './deadLetter.ts';
@@ -59,34 +59,6 @@ export interface FireResult {
   /** The operator paused the sweepers (cluster_flags): nothing was fired. */
   paused: boolean;
 }
-
-/**
- * The wheel's lane (wheelLane.ts) starts a fire ahead of its timers' instant: `onLocked` is called
- * once the fire holds its partitions' locks, and the fire statement then waits in PostgreSQL until
- * its clock reaches `waitUntil` (the run's last deliverAt, epoch seconds).
- */
-export interface FireTiming {
-  onLocked: () => void;
-  waitUntil: number;
-}
-
-/**
- * Waits until PostgreSQL's clock has passed $1 (epoch seconds): sleeps all but the last 1.5 ms
- * (pg_sleep wakes on whole milliseconds), then spins on clock_timestamp() for the rest, 50 ms at
- * most in all. Sent on the fire's transaction right before the fire statement, whose
- * statement_timestamp() is then read the moment the wait ends: the server takes the fire from its
- * input at once, where a statement sent at the instant would wait for a sleeping backend to wake
- * (docs/benchmarks.md). One microsecond past the instant: $1 as a double may round below it.
- */
-export const WAIT_UNTIL_SQL = `
-WITH RECURSIVE w(t, n) AS (
-  SELECT clock_timestamp(), 0
-    FROM (SELECT pg_sleep(least(0.05, extract(epoch FROM to_timestamp($1::float8) - clock_timestamp()) - 0.0015))) s
-  UNION ALL
-  SELECT clock_timestamp(), n + 1 FROM w
-   WHERE t <= to_timestamp($1::float8) + interval '1 microsecond' AND n < 200000
-)
-SELECT count(*)::int AS spins FROM w`;
 
 /** The operator's pause (cluster_flags), as SQL. */
 const PAUSED = `coalesce((SELECT sweeper_paused FROM cluster_flags WHERE id = 1), false)`;
@@ -154,10 +126,9 @@ export async function fireClaimed(
   token: string,
   rows: ClaimedTimer[],
   replacements: Map<string, Replacement>,
-  timing?: FireTiming,
 ): Promise<FireResult> {
   // No replay here: the sweeper retries by its own rules, and the claim token makes that safe.
-  return inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, replacements, db.named('qt_fire'), pinOf(rows), timing), {
+  return inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, replacements, db.named('qt_fire'), pinOf(rows)), {
     replay: false,
   });
 }
@@ -166,7 +137,7 @@ export async function fireClaimed(
  * The fire as the last statement of `tx`, which it commits: the statement goes out with its
  * COMMIT (one round trip fewer while the partitions are locked). token null: `tx` itself holds the
  * rows (fireDue.ts). `name`: the statements' prepared name (SweeperDb.named). `tenants`: $6 (see
- * the header). `timing`: see FireTiming.
+ * the header).
  */
 export async function fireAndCommit(
   tx: Queryable,
@@ -175,18 +146,8 @@ export async function fireAndCommit(
   replacements: Map<string, Replacement>,
   name: string | undefined,
   tenants: string[] | null,
-  timing?: FireTiming,
 ): Promise<FireResult> {
   const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
-  let waited: Promise<unknown> | undefined;
-  const prepare =
-    timing &&
-    (() => {
-      timing.onLocked();
-      // Not awaited: the fire statement goes out right behind it and waits in the server's input.
-      waited = runStatement(tx, WAIT_UNTIL_SQL, [timing.waitUntil], name && `${name}:wait`);
-      waited.catch(() => {});
-    });
   const [r] = await append<Omit<FireResult, 'pgNowMs'> & { pg_now_ms: number }>(
     tx,
     rows,
@@ -199,15 +160,8 @@ export async function fireAndCommit(
       tenants: '$6',
       name,
     },
-    { commit: true, pin: tenants, prepare },
-  ).catch(async (err) => {
-    // A failed wait is the cause: the fire statement then failed in an aborted transaction.
-    const waitErr: unknown = await waited?.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    throw waitErr ?? err;
-  });
+    { commit: true, pin: tenants },
+  );
   const { pg_now_ms: pgNowMs, ...result } = r;
   return { ...result, pgNowMs };
 }

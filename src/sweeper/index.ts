@@ -34,9 +34,8 @@ export interface Sweeper {
 
 /**
  * A wait this short or shorter is spun (spin()), not slept: a timer wakes the event loop a
- * millisecond or more late, and with the window at 0 a pass fires at a timer's instant (the
- * window's own instants are the wheel lane's, wheelLane.ts). The CPU it costs is at most this much
- * per wake-up; a longer wait sleeps until this much before its end.
+ * millisecond or more late, and the wheel fires at instants. The CPU it costs is at most this much
+ * per distinct instant the wheel fires; a longer wait sleeps until this much before its end.
  */
 const SPIN_MS = 2;
 
@@ -85,7 +84,7 @@ class TimerSweeper implements Sweeper {
       offTimer();
       offReconnect();
     };
-    this.passes.pace(() => this.wake());
+    this.passes.pace();
     this.loopDone = this.run();
   }
 
@@ -158,8 +157,8 @@ export function createSweeper(services: Services, opts: SweeperOptions = {}): Sw
 }
 
 /** The broker's sweeper: passes back to back while there is a backlog, else asleep until the next deliverAt. */
-export function startSweeper(services: Services, opts: SweeperOptions = {}): Sweeper {
-  const s = new TimerSweeper(services, opts);
+export function startSweeper(services: Services): Sweeper {
+  const s = new TimerSweeper(services);
   s.startLoop();
   return s;
 }

@@ -5,8 +5,7 @@
 // wheel, and what the last claim said about the next due timer. The loop around it (index.ts) only
 // decides when to pass.
 //
-//   sweepOnce():  fire the wheel's due timers (in the broker's loop: the wheel's lane instead,
-//                 wheelLane.ts, beside the passes) → materializeDue (schedules' occurrences as timers) →
+//   sweepOnce():  fire the wheel's due timers → materializeDue (schedules' occurrences as timers) →
 //                 fireDue (timers already due, locked and fired in one transaction per stripe) →
 //                 claimDue (due within QUEEN_SWEEPER_HANDOFF_MS) → the wheel
 //                 A due batch whose fire fails is claimed instead (claimDue with the due timers) and
@@ -43,7 +42,7 @@ import {
   describe,
   isDatabaseLevel,
 } from './failures.ts';
-import { fireClaimed, type FireResult, type FireTiming, type Replacement } from './fireClaimed.ts';
+import { fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts';
 import { fireDue } from './fireDue.ts';
 import type { Context } from '../tracing.ts';
 import { claimSpan, fireSpan } from './tracing.ts';
@@ -52,8 +51,7 @@ import { PgClock } from './pgClock.ts';
 import { releaseClaims } from './releaseClaims.ts';
 import { ALL_TENANTS, dueGroups, pinnedPerShard, pinOf, type ShardGroup } from './shardGroups.ts';
 import { unpack } from './unpack.ts';
-import { TimingWheel, type WheelClaim, type WheelRun } from './wheel.ts';
-import { WheelLane } from './wheelLane.ts';
+import { TimingWheel } from './wheel.ts';
 
 export interface SweepResult {
   /** Timers this pass took a lease on (re-tried batches from an earlier pass not included). */
@@ -71,8 +69,6 @@ interface Batch {
   leaseEndsAt: number;
   /** The claim's span (src/sweeper/tracing.ts): the batch's fire spans are its children. */
   trace: Context | undefined;
-  /** Set by the wheel's lane (wheelLane.ts): its fire's statement waits for its instant in PostgreSQL (fireClaimed.ts). */
-  lane?: FireTiming;
 }
 
 /** A claim's answer, with its token, when it was sent (local clock) and its span's context. */
@@ -96,7 +92,7 @@ interface Failure {
 /**
  * fireDue transactions side by side on real PostgreSQL, each on its own stripe of partitions: two
  * keep both of PostgreSQL's cores of the machine this was measured on busy (docs/benchmarks.md);
- * the sweeper's pool (db.ts) has more connections, for a claim and the wheel's lane.
+ * the sweeper's pool (db.ts) has one more connection, for a claim.
  */
 const FIRE_STRIPES = 2;
 
@@ -123,10 +119,6 @@ export class SweepPass {
   private readonly clock: PgClock;
   /** Timers claimed ahead of their instant (the hand-off window), fired at it. */
   private readonly wheel = new TimingWheel();
-  /** Paced by the loop: fires the wheel beside the passes (wheelLane.ts). Tests' passes fire it themselves. */
-  private lane: WheelLane | undefined;
-  /** Paced by the loop: wakes it (a fire of the lane failed and is held for the next pass). */
-  private wakeLoop: (() => void) | undefined;
   /** Earliest deliverAt (PostgreSQL ms) notified since the last claim was sent. */
   private notifiedDueMs = Infinity;
   /** Unclaimed timers may be due: the next pass starts with fireDue (a claim said so, a notified instant passed, the last fireDue was full). */
@@ -152,15 +144,9 @@ export class SweepPass {
     return pass;
   }
 
-  /**
-   * Paced by a loop, which `wake` wakes: the materializer runs only when due (a pass driven by tests
-   * runs it every time), and on real PostgreSQL the wheel is fired by its own lane (embedded, the
-   * one connection runs one statement at a time: the passes fire it).
-   */
-  pace(wake: () => void): void {
+  /** Paced by a loop: the materializer runs only when due (a pass driven by tests runs it every time). */
+  pace(): void {
     this.materializer.paced = true;
-    this.wakeLoop = wake;
-    if (!this.db.embedded) this.lane = new WheelLane({ wheel: this.wheel, clock: this.clock, fire: (run) => this.fireRun(run) });
   }
 
   /** No pass in flight or to come claims anything new. */
@@ -172,7 +158,6 @@ export class SweepPass {
   async close(): Promise<void> {
     this.stopping = true;
     await this.chain;
-    await this.lane?.stop();
     if (this.prefetched) {
       const p = await this.prefetched.catch(() => undefined);
       if (p) this.lostClaims.push(p.token);
@@ -219,7 +204,6 @@ export class SweepPass {
     if (this.prefetched || this.dueWaiting || this.isolateDue) return 0;
     if (this.held.length > 0 || this.lostClaims.length > 0) return min;
     const claimIn = Math.max(min, this.claimDueAt() - Date.now());
-    if (this.lane) return claimIn;
     const next = this.wheel.nextDueMs;
     // Not clamped by the minimum sleep: the wheel's instants are the point of the window.
     const wheelIn = next === undefined ? Infinity : Math.max(0, this.clock.toLocalLatest(next) - this.clock.local());
@@ -256,7 +240,7 @@ export class SweepPass {
         this.held.shift();
       }
       if (this.stopping) return result;
-      if (!this.lane) await this.fireWheel(result);
+      await this.fireWheel(result);
       // Paced by the loop, a pass woken for the wheel claims only when a claim is due; a pass
       // driven by tests always claims.
       if (this.materializer.paced && !this.prefetched && !this.dueWaiting && !this.isolateDue && Date.now() < this.claimDueAt()) {
@@ -326,7 +310,7 @@ export class SweepPass {
     if (ahead.length > 0) {
       const lastMs = ahead[ahead.length - 1].deliverAt * 1000 - claim.nowMs;
       const leaseEndsAt = sentAt + Math.max(0, lastMs) + this.cfg.QUEEN_SWEEPER_LEASE_MS;
-      this.addToWheel({ token, leaseEndsAt, trace }, ahead);
+      this.wheel.add({ token, leaseEndsAt, trace }, ahead);
     }
     return due;
   }
@@ -341,33 +325,11 @@ export class SweepPass {
     if (this.wheel.size === 0) return;
     for (const run of this.wheel.takeDue(this.clock.earliestPgNow())) {
       if (Date.now() >= run.claim.leaseEndsAt) continue;
-      await this.processOrHold(runBatch(run), result);
+      await this.processOrHold(
+        { token: run.claim.token, rows: run.rows, leaseEndsAt: run.claim.leaseEndsAt, trace: run.claim.trace },
+        result,
+      );
     }
-  }
-
-  /**
-   * The lane's fire of one run (wheelLane.ts), as fireWheel fires it but started ahead of its
-   * instant, for which its statement waits in PostgreSQL once its partitions are locked; a run whose
-   * fire fails is held, and the loop woken to retry it. Its lease run out, the run is dropped, as there.
-   */
-  private fireRun(run: WheelRun): { locked: Promise<void>; done: Promise<void> } {
-    if (Date.now() >= run.claim.leaseEndsAt) return { locked: Promise.resolve(), done: Promise.resolve() };
-    let onLocked = () => {};
-    const locked = new Promise<void>((resolve) => (onLocked = resolve));
-    const lane: FireTiming = { onLocked, waitUntil: run.rows[run.rows.length - 1].deliverAt };
-    const done = this.processOrHold({ ...runBatch(run), lane }, { claimed: 0, fired: 0, failed: 0 })
-      .catch((err) => {
-        this.log.warn({ err }, 'a fire of the hand-off window failed; the next pass retries it');
-        this.wakeLoop?.();
-      })
-      .finally(onLocked);
-    return { locked, done };
-  }
-
-  /** Adds timers to the wheel; a sleeping lane reads its head again. */
-  private addToWheel(claim: WheelClaim, rows: ClaimedTimer[]): void {
-    this.wheel.add(claim, rows);
-    this.lane?.poke();
   }
 
   /**
@@ -517,7 +479,7 @@ export class SweepPass {
     let fired: FireResult;
     const sentAt = this.clock.local();
     try {
-      fired = await fireSpan(rows, batch.trace, () => fireClaimed(this.db, batch.token, rows, replacements, batch.lane));
+      fired = await fireSpan(rows, batch.trace, () => fireClaimed(this.db, batch.token, rows, replacements));
     } catch (err) {
       if (isDatabaseLevel(err)) throw err;
       if (rows.length === 1) {
@@ -541,7 +503,7 @@ export class SweepPass {
     }
     if (fired.early.length > 0) {
       const early = new Set(fired.early);
-      this.addToWheel(
+      this.wheel.add(
         batch,
         rows.filter((r) => early.has(r.tid)),
       );
@@ -604,10 +566,6 @@ export class SweepPass {
       'timers failed to fire',
     );
   }
-}
-
-function runBatch(run: WheelRun): Batch {
-  return { token: run.claim.token, rows: run.rows, leaseEndsAt: run.claim.leaseEndsAt, trace: run.claim.trace };
 }
 
 function byPartitionThenDeliverAt(a: ClaimedTimer, b: ClaimedTimer): number {
