@@ -8,6 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadParser, parse, tenantKeyedTables, uniqueWithoutTenant, violations } from './helpers/citusRules.ts';
 import { migrationTexts, sqlConstants, type SqlConstant } from './helpers/sqlText.ts';
+import { ALL_TENANTS, pinOf } from '../src/sweeper/shardGroups.ts';
 
 const MATERIALIZER =
   "the schedules' materializer claims the due occurrences across tenants: on Citus it needs a claim per shard group, as the timers' claim has";
@@ -141,5 +142,29 @@ describe("the project's SQL", () => {
     expect(fixed, 'listed violations that no longer happen: remove them from the list').toEqual([]);
     const late = Object.keys(BEFORE_DISTRIBUTION).filter((k) => k.split('/')[2].slice(0, 14) > LAST_MIGRATION_BEFORE_DISTRIBUTION);
     expect(late, 'a migration after the tables are distributed must obey the rules').toEqual([]);
+  });
+});
+
+// On plain PostgreSQL the sweeper's pins must be null: a tenant list beside a batch's ctids made
+// PostgreSQL find the rows by the tenant's index (fire 0.87x), and a fire's thousand tenants beside
+// each key of the append's locks made a thousand index probes per key (docs/benchmarks.md). No plan
+// of those statements changes with one tenant, so these are checked where they are decided.
+describe("the sweeper's pins", () => {
+  it('are null on plain PostgreSQL (no shard group), and one shard group’s distinct tenants on Citus', () => {
+    expect(ALL_TENANTS.tenants).toBeNull();
+    expect(
+      pinOf([
+        { tenant: 'a', shard: null },
+        { tenant: 'b', shard: null },
+      ]),
+    ).toBeNull();
+    expect(
+      pinOf([
+        { tenant: 'a', shard: '102008' },
+        { tenant: 'b', shard: '102008' },
+        { tenant: 'a', shard: '102008' },
+      ]),
+    ).toEqual(['a', 'b']);
+    expect(pinOf([])).toBeNull();
   });
 });
