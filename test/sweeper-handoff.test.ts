@@ -3,6 +3,7 @@
 // on PostgreSQL's clock itself, never on a deadline. Runs on embedded PGlite and on DATABASE_URL.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
+import { claimWaitsForWheel } from '../src/sweeper/pass.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { acceptQueue, insertTimers, rejectQueue } from './helpers/timers.ts';
 
@@ -192,5 +193,26 @@ describe('the hand-off window', () => {
     } finally {
       await looped.close();
     }
+  });
+});
+
+describe('a claim beside the wheel (claimWaitsForWheel)', () => {
+  // Arguments: ms to the wheel's next instant, how long claims take lately, ms to the next unclaimed instant.
+  it('waits for a wheel instant that comes before a claim would be done', () => {
+    expect(claimWaitsForWheel(3, 5, 80)).toBe(true);
+    expect(claimWaitsForWheel(0, 5, 80)).toBe(true);
+  });
+
+  it('does not wait for an instant beyond the claim, nor on an empty wheel', () => {
+    expect(claimWaitsForWheel(6, 5, 80)).toBe(false);
+    expect(claimWaitsForWheel(Infinity, 5, 80)).toBe(false);
+  });
+
+  it('does not wait when the next timer to claim would then be claimed late', () => {
+    // Waiting 3 ms, then a claim of up to 10 ms (twice the recent 5), and 1 ms to spare: 14 ms.
+    expect(claimWaitsForWheel(3, 5, 14)).toBe(false);
+    expect(claimWaitsForWheel(3, 5, 15)).toBe(true);
+    // A claim already overdue (its next timer is due within the window): never waits.
+    expect(claimWaitsForWheel(0, 1, -20)).toBe(false);
   });
 });

@@ -99,6 +99,20 @@ const FIRE_STRIPES = 2;
 /** How long one pass may keep firing a backlog of due timers before the wheel and the materializer get their turn. */
 const FIRE_BUDGET_MS = 50;
 
+/**
+ * Whether a claim due now waits for the wheel's next instant, `wheelIn` ms away: it does when that
+ * instant comes before a claim would be done (`claimMs`, how long claims take lately), since a
+ * claim in flight at an instant delays that fire by the claim's duration (passes run one at a
+ * time) — under load, most of the trickle's p99 (docs/benchmarks.md). It waits only while the
+ * next timer it would take (`nextUnclaimedIn` ms away) stays due after the wait plus twice a
+ * claim: a dense stream, whose instants never leave room, claims as late as that allows, with more
+ * timers per claim, and never late.
+ */
+export function claimWaitsForWheel(wheelIn: number, claimMs: number, nextUnclaimedIn: number): boolean {
+  if (wheelIn > claimMs) return false; // also an empty wheel (Infinity)
+  return nextUnclaimedIn > wheelIn + 2 * claimMs + 1;
+}
+
 /** The sweeper's passes: one at a time, each picking up what the one before left. */
 export class SweepPass {
   private readonly db: SweeperDb;
@@ -119,6 +133,8 @@ export class SweepPass {
   private readonly clock: PgClock;
   /** Timers claimed ahead of their instant (the hand-off window), fired at it. */
   private readonly wheel = new TimingWheel();
+  /** How long a claim takes lately (ms): the largest of the recent ones, decaying (deferClaim). */
+  private claimMs = 0;
   /** Earliest deliverAt (PostgreSQL ms) notified since the last claim was sent. */
   private notifiedDueMs = Infinity;
   /** Unclaimed timers may be due: the next pass starts with fireDue (a claim said so, a notified instant passed, the last fireDue was full). */
@@ -204,10 +220,22 @@ export class SweepPass {
     if (this.prefetched || this.dueWaiting || this.isolateDue) return 0;
     if (this.held.length > 0 || this.lostClaims.length > 0) return min;
     const claimIn = Math.max(min, this.claimDueAt() - Date.now());
-    const next = this.wheel.nextDueMs;
+    const wheelIn = this.wheelIn();
     // Not clamped by the minimum sleep: the wheel's instants are the point of the window.
-    const wheelIn = next === undefined ? Infinity : Math.max(0, this.clock.toLocalLatest(next) - this.clock.local());
-    return Math.min(claimIn, wheelIn);
+    return this.deferClaim(wheelIn) ? wheelIn : Math.min(claimIn, wheelIn);
+  }
+
+  /** ms until the wheel's next instant surely came on PostgreSQL's clock (Infinity: the wheel is empty). */
+  private wheelIn(): number {
+    const next = this.wheel.nextDueMs;
+    return next === undefined ? Infinity : Math.max(0, this.clock.toLocalLatest(next) - this.clock.local());
+  }
+
+  /** Whether a claim due now waits for the wheel's next instant (claimWaitsForWheel). */
+  private deferClaim(wheelIn: number): boolean {
+    // The next unclaimed instant, local: the claim is due the window before it.
+    const nextUnclaimedIn = this.claimDueAt() + this.cfg.QUEEN_SWEEPER_HANDOFF_MS - Date.now();
+    return claimWaitsForWheel(wheelIn, this.claimMs, nextUnclaimedIn);
   }
 
   /** When the next claim is due (local clock), from what the last claim said. */
@@ -241,9 +269,15 @@ export class SweepPass {
       }
       if (this.stopping) return result;
       await this.fireWheel(result);
-      // Paced by the loop, a pass woken for the wheel claims only when a claim is due; a pass
-      // driven by tests always claims.
-      if (this.materializer.paced && !this.prefetched && !this.dueWaiting && !this.isolateDue && Date.now() < this.claimDueAt()) {
+      // Paced by the loop, a pass woken for the wheel claims only when a claim is due and no wheel
+      // instant comes before it would be done (claimWaitsForWheel); a pass driven by tests always claims.
+      if (
+        this.materializer.paced &&
+        !this.prefetched &&
+        !this.dueWaiting &&
+        !this.isolateDue &&
+        (Date.now() < this.claimDueAt() || this.deferClaim(this.wheelIn()))
+      ) {
         return result;
       }
       await this.materializer.runIfDue(); // before the fire (never throws): a caught-up occurrence fires in this pass
@@ -404,6 +438,8 @@ export class SweepPass {
       claimSpan(sentAt, limit, leaseMs, undefined, err);
       throw err;
     }
+    const tookMs = this.clock.local() - localSent;
+    this.claimMs = Math.max(tookMs, this.claimMs * 0.9);
     this.clock.sample(localSent, this.clock.local(), claim.nowMs);
     this.last = { sentAt, nextDueInMs: claim.nextDueInMs, paused: claim.paused, claimed: claim.rows.length };
     return { claim, token, sentAt, trace: claimSpan(sentAt, limit, leaseMs, claim.rows.length) };
