@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/index.ts';
+import { runStatement, statementName, type Queryable } from '../src/db/transaction.ts';
 import { listMigrations, migrate, MIGRATIONS_TABLE } from '../src/db/migrate.ts';
 import { createPool, KEEPALIVE_IDLE_MS, locatorFor, NoPrimaryError, parseDatabaseUrl } from '../src/db/primary.ts';
 import { loadConfig } from '../src/config.ts';
@@ -296,6 +297,40 @@ describe('a database URL that lists several hosts', () => {
       expect((await admin(tb, 'GET', '/api/v1/admin/cluster')).status).toBe(200);
     } finally {
       await tb.close();
+      await scratch.drop();
+    }
+  });
+});
+
+describe('named statements on the request path (statementName)', () => {
+  const namedOn = async (client: Queryable) => {
+    await runStatement(client, 'SELECT 1', [], statementName(client, 'qt_named_probe'));
+    return (await client.query(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'qt_named_probe'`)).rows[0].n;
+  };
+
+  it('names them on the server itself; not on the embedded database, whose one connection the sweeper shares', async () => {
+    const { db, drop } = await freshDatabase();
+    const client = await db.pool.connect();
+    try {
+      expect(statementName(db.pool, 'qt_named_probe')).toBe(onRealPostgres ? 'qt_named_probe' : undefined);
+      expect(await namedOn(client)).toBe(onRealPostgres ? 1 : 0);
+    } finally {
+      client.release();
+      await drop();
+    }
+  });
+
+  it.skipIf(!onRealPostgres)('names none when DATABASE_URL goes through a pooler (QUEEN_DIRECT_DATABASE_URL set)', async () => {
+    const scratch = await createScratchDatabase();
+    // Another URL for the same server stands for the pooler: what counts is that the two differ.
+    const db = await openDatabase({ url: `${scratch.url}?application_name=pooled`, directUrl: scratch.url });
+    const client = await db.pool.connect();
+    try {
+      expect(statementName(client, 'qt_named_probe')).toBeUndefined();
+      expect(await namedOn(client)).toBe(0);
+    } finally {
+      client.release();
+      await db.close();
       await scratch.drop();
     }
   });

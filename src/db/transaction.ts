@@ -36,6 +36,25 @@ export function runStatement<R extends pg.QueryResultRow>(
   return name ? (q as unknown as pg.ClientBase).query<R>({ name, text, values }) : q.query<R>(text, values);
 }
 
+/** Clients of a pool that reaches the server itself, with no transaction pooler between (keepsStatements). */
+const keeping = new WeakSet<object>();
+
+/**
+ * Marks every connection `pool` opens as one that may keep named statements (runStatement): the
+ * request path's pool when DATABASE_URL is the server itself (src/db/index.ts). Through a
+ * transaction-pooling PgBouncer (QUEEN_DIRECT_DATABASE_URL set) it is not marked, and statements
+ * go out unnamed.
+ */
+export function keepsStatements(pool: pg.Pool): void {
+  keeping.add(pool);
+  pool.on('connect', (client) => keeping.add(client));
+}
+
+/** `name` when `q` is a connection (or the pool) that keeps named statements (keepsStatements), else undefined. */
+export function statementName(q: Queryable, name: string): string | undefined {
+  return keeping.has(q) ? name : undefined;
+}
+
 /** Attempts of a transaction that keeps being picked as a deadlock or serialization victim. */
 export const REPLAY_ATTEMPTS = 8;
 

@@ -3,7 +3,7 @@
 // ceiling. The rate window and the usage meter (meter.ts) are written by one statement, the last
 // of a batch.
 import type { EffectivePlan } from '../contract/admin.ts';
-import { commitWith, type Queryable } from '../db/transaction.ts';
+import { commitWith, runStatement, statementName, type Queryable } from '../db/transaction.ts';
 import { ApiError, sqlState } from '../errors.ts';
 import { keyOf, type PreparedOp, type ScheduleOp } from '../services/timers/prepare.ts';
 import { meterMessages } from './meter.ts';
@@ -128,7 +128,8 @@ export async function admitAndMeter(
 ): Promise<void> {
   const params = [tenant, batch, billed, plan.scheduleRatePerSecond];
   try {
-    await (opts.commit ? commitWith(q, ADMIT_AND_METER_SQL, params) : q.query(ADMIT_AND_METER_SQL, params));
+    const name = statementName(q, 'qt_admit');
+    await (opts.commit ? commitWith(q, ADMIT_AND_METER_SQL, params, name) : runStatement(q, ADMIT_AND_METER_SQL, params, name));
   } catch (err) {
     // Over the rate: the window held more than the plan's rate with this batch in it.
     if (sqlState(err) === REFUSED_SQLSTATE) throw rateRefusal(plan, plan.scheduleRatePerSecond + 1, batch)!;

@@ -4,7 +4,7 @@
 import type { Config } from '../config.ts';
 import { PAYLOAD_CEILING_BYTES, TIMER_PAYLOAD_CEILING_BYTES, type EffectivePlan, type PlanOverrides } from '../contract/admin.ts';
 import type { Database } from '../db/index.ts';
-import { inTransaction } from '../db/transaction.ts';
+import { inTransaction, runStatement, statementName } from '../db/transaction.ts';
 
 /** ensureTenant — $1 tenant. Locks: the new row only. Rows: 0 or 1. */
 const ENSURE_TENANT_SQL = 'INSERT INTO tenants (tenant) VALUES ($1) ON CONFLICT (tenant) DO NOTHING';
@@ -90,7 +90,13 @@ export class TenantDirectory {
    * CPU was a visible share of a 256-op schedule batch (docs/benchmarks.md).
    */
   async planAndEncrypting(tenant: string, queues: string[]): Promise<{ plan: EffectivePlan; encrypting: Set<string> }> {
-    const r = await this.db.pool.query<PlanRow & { found: boolean; encrypting: string[] }>(PLAN_AND_ENCRYPTING_SQL, [tenant, queues]);
+    const { pool } = this.db;
+    const r = await runStatement<PlanRow & { found: boolean; encrypting: string[] }>(
+      pool,
+      PLAN_AND_ENCRYPTING_SQL,
+      [tenant, queues],
+      statementName(pool, 'qt_plan'),
+    );
     const row = r.rows[0];
     return { plan: this.effective(tenant, row.found ? overridesOf(row) : undefined), encrypting: new Set(row.encrypting) };
   }

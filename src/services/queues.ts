@@ -2,7 +2,7 @@
 import { tenantPin } from '../db/sql.ts';
 import { QUEEN_QUEUE_OPTIONS, type QueueOptions } from '../contract/queues.ts';
 import type { Database } from '../db/index.ts';
-import { inTransaction, type Queryable } from '../db/transaction.ts';
+import { inTransaction, runStatement, statementName, type Queryable } from '../db/transaction.ts';
 import { ApiError } from '../errors.ts';
 import type { PayloadCipher } from '../payload.ts';
 
@@ -84,12 +84,12 @@ SELECT 1 FROM queues q JOIN unnest($1::text[], $2::text[]) AS k(tenant, name) ON
 export async function ensurePartitions(db: Queryable, tenant: string, pairs: { queue: string; partition: string }[]): Promise<void> {
   if (pairs.length === 0) return;
   const uniq = [...new Map(pairs.map((p) => [`${p.queue}\u0000${p.partition}`, p])).values()];
-  await db.query(ENSURE_PARTITIONS_SQL, [
-    tenant,
-    uniq.map((p) => p.queue),
-    uniq.map((p) => p.partition),
-    [...new Set(uniq.map((p) => p.queue))],
-  ]);
+  await runStatement(
+    db,
+    ENSURE_PARTITIONS_SQL,
+    [tenant, uniq.map((p) => p.queue), uniq.map((p) => p.partition), [...new Set(uniq.map((p) => p.queue))]],
+    statementName(db, 'qt_ensure_partitions'),
+  );
 }
 
 /**

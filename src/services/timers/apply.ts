@@ -10,7 +10,7 @@
 // rendered as isoSql would by isoFromMicros), and the rate window is PostgreSQL's current second.
 import type { CancelResult, TimerOperation, TimerResult, TimerStatus } from '../../contract/timers.ts';
 import { isoFromMicros, microsSql } from '../../db/sql.ts';
-import { inTransaction, pipelines, replayOnConflict, type Queryable } from '../../db/transaction.ts';
+import { inTransaction, pipelines, replayOnConflict, runStatement, statementName, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
 import { ensurePartitions } from '../queues.ts';
@@ -111,26 +111,31 @@ interface Producer {
 
 async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: ScheduleOp[], out: Applied[], round = 1): Promise<void> {
   if (ops.length === 0) return;
-  const r = await q.query<{
+  const r = await runStatement<{
     queue: string;
     timer_key: string;
     inserted: boolean;
     txn: string;
     message_id: string;
     deliver_at_us: number;
-  }>(UPSERT_SQL, [
-    tenant,
-    by.sub,
-    ops.map((o) => o.queue),
-    ops.map((o) => o.timerKey),
-    ops.map((o) => o.partition),
-    ops.map((o) => o.delayMs),
-    ops.map((o) => o.txn),
-    ops.map((o) => o.stored),
-    ops.map((o) => o.zstd),
-    ops.map((o) => o.encrypted),
-    by.traceparent,
-  ]);
+  }>(
+    q,
+    UPSERT_SQL,
+    [
+      tenant,
+      by.sub,
+      ops.map((o) => o.queue),
+      ops.map((o) => o.timerKey),
+      ops.map((o) => o.partition),
+      ops.map((o) => o.delayMs),
+      ops.map((o) => o.txn),
+      ops.map((o) => o.stored),
+      ops.map((o) => o.zstd),
+      ops.map((o) => o.encrypted),
+      by.traceparent,
+    ],
+    statementName(q, 'qt_upsert'),
+  );
   const done = new Map(r.rows.map((row) => [keyOf(row.queue, row.timer_key), row]));
   const states = await timerStates(
     q,
