@@ -168,7 +168,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const directUrl = embedded ? url : (opts.directUrl ?? url);
   // The server itself: the request path's hottest statements are named, parsed once per connection
-  // (a schedule batch's four took 8% less of PostgreSQL's CPU: docs/benchmarks.md). Not embedded:
+  // (a schedule batch's four took 16% less of PostgreSQL's CPU: docs/benchmarks.md). Not embedded:
   // one connection shared with the sweeper, which names nothing there either (src/sweeper/db.ts).
   if (!embedded && directUrl === url) keepsStatements(pool);
   let direct = pool;
