@@ -8,6 +8,7 @@
 //
 // Time is PostgreSQL's: deliverAt = now() + delayMs is computed in SQL (returned as microseconds,
 // rendered as isoSql would by isoFromMicros), and the rate window is PostgreSQL's current second.
+import { randomUUID } from 'node:crypto';
 import type { CancelResult, TimerOperation, TimerResult, TimerStatus } from '../../contract/timers.ts';
 import { isoFromMicros, microsSql } from '../../db/sql.ts';
 import { inTransaction, pipelines, replayOnConflict, runStatement, statementName, type Queryable } from '../../db/transaction.ts';
@@ -22,21 +23,24 @@ import { keyOf, prepare, seal, type Applied, type CancelOp, type PreparedOp, typ
 
 /**
  * upsertTimers — $1 tenant, $2 producer_sub, $3..$10 parallel arrays (queue, timer_key, partition,
- * delay_ms, txn|null, payload base64, zstd, encrypted), $11 the request's traceparent (or null);
- * keys distinct.
+ * delay_ms, txn, payload base64, zstd, encrypted), $11 the request's traceparent (or null), $12 the
+ * frames' message ids (uuid[], parallel too); keys distinct. The ids, and the txn an op leaves out,
+ * are minted by the broker as a push's are: PostgreSQL's gen_random_uuid() costs 2–4 µs of the
+ * database's CPU each here (OpenSSL's RAND_bytes per call), two per timer, about a sixth of what the
+ * database spends on a scheduled timer (docs/benchmarks.md).
+ * Rows: one per key inserted or updated, carrying the txn and message id sent for it (an update sets
+ * both from EXCLUDED), so they are not returned; a claimed key returns nothing (→ too_late).
  * Locks: the row of each key, taken in byte order of (queue, timer_key) so concurrent batches do
  * not deadlock on each other's keys. A conflicting row that is claimed is locked but not updated
  * (claimed at the row's now(), EXCLUDED.updated_at: Citus refuses a function in ON CONFLICT … WHERE).
- * Rows: one per key inserted or updated; a claimed key returns nothing (→ too_late).
  */
 const UPSERT_SQL = `
 INSERT INTO timers AS t (tenant, queue, timer_key, partition, deliver_at, txn, message_id, payload,
                          payload_zstd, encrypted, producer_sub, traceparent, updated_at)
 SELECT $1, i.queue, i.timer_key, i.partition, now() + i.delay_ms * interval '1 millisecond',
-       coalesce(i.txn, gen_random_uuid()::text), gen_random_uuid(), decode(i.payload, 'base64'),
-       i.zstd, i.encrypted, $2, $11::text, now()
-  FROM unnest($3::text[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::bool[], $10::bool[])
-       AS i(queue, timer_key, partition, delay_ms, txn, payload, zstd, encrypted)
+       i.txn, i.message_id, decode(i.payload, 'base64'), i.zstd, i.encrypted, $2, $11::text, now()
+  FROM unnest($3::text[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::bool[], $10::bool[], $12::uuid[])
+       AS i(queue, timer_key, partition, delay_ms, txn, payload, zstd, encrypted, message_id)
  ORDER BY i.queue COLLATE "C", i.timer_key COLLATE "C"
 ON CONFLICT (tenant, queue, timer_key) DO UPDATE
    SET partition = EXCLUDED.partition, deliver_at = EXCLUDED.deliver_at, txn = EXCLUDED.txn,
@@ -44,8 +48,7 @@ ON CONFLICT (tenant, queue, timer_key) DO UPDATE
        encrypted = EXCLUDED.encrypted, producer_sub = EXCLUDED.producer_sub, traceparent = EXCLUDED.traceparent, attempts = 0,
        last_error = NULL, claim_token = NULL, claim_expires_at = NULL, updated_at = EXCLUDED.updated_at
  WHERE ${notClaimedSql('t', 'EXCLUDED.updated_at')}
-RETURNING t.queue, t.timer_key, (t.xmax = 0) AS inserted, t.txn, t.message_id::text AS message_id,
-          ${microsSql('t.deliver_at')} AS deliver_at_us`;
+RETURNING t.queue, t.timer_key, (t.xmax = 0) AS inserted, ${microsSql('t.deliver_at')} AS deliver_at_us`;
 
 /**
  * cancelTimers — $1 tenant, $2 queues, $3 timer_keys (distinct keys).
@@ -111,14 +114,9 @@ interface Producer {
 
 async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: ScheduleOp[], out: Applied[], round = 1): Promise<void> {
   if (ops.length === 0) return;
-  const r = await runStatement<{
-    queue: string;
-    timer_key: string;
-    inserted: boolean;
-    txn: string;
-    message_id: string;
-    deliver_at_us: number;
-  }>(
+  const txns = ops.map((o) => o.txn ?? randomUUID());
+  const messageIds = ops.map(() => randomUUID());
+  const r = await runStatement<{ queue: string; timer_key: string; inserted: boolean; deliver_at_us: number }>(
     q,
     UPSERT_SQL,
     [
@@ -128,11 +126,12 @@ async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: S
       ops.map((o) => o.timerKey),
       ops.map((o) => o.partition),
       ops.map((o) => o.delayMs),
-      ops.map((o) => o.txn),
+      txns,
       ops.map((o) => o.stored),
       ops.map((o) => o.zstd),
       ops.map((o) => o.encrypted),
       by.traceparent,
+      messageIds,
     ],
     statementName(q, 'qt_upsert'),
   );
@@ -143,7 +142,7 @@ async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: S
     ops.filter((o) => !done.has(keyOf(o.queue, o.timerKey))),
   );
   const again: ScheduleOp[] = [];
-  for (const op of ops) {
+  for (const [i, op] of ops.entries()) {
     const row = done.get(keyOf(op.queue, op.timerKey));
     const base = { queue: op.queue, timerKey: op.timerKey };
     if (row) {
@@ -152,8 +151,8 @@ async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: S
           ok: true,
           status: row.inserted ? 'scheduled' : 'rescheduled',
           ...base,
-          txn: row.txn,
-          messageId: row.message_id,
+          txn: txns[i],
+          messageId: messageIds[i],
           deliverAt: isoFromMicros(row.deliver_at_us),
         },
         deliverAtMs: Math.ceil(row.deliver_at_us / 1000),
