@@ -26,13 +26,13 @@ import { keyOf, prepare, seal, type Applied, type CancelOp, type PreparedOp, typ
  * delay_ms, txn, payload base64, zstd, encrypted), $11 the request's traceparent (or null), $12 the
  * frames' message ids (uuid[], parallel too); keys distinct. The ids, and the txn an op leaves out,
  * are minted by the broker as a push's are: PostgreSQL's gen_random_uuid() costs 2–4 µs of the
- * database's CPU each here (OpenSSL's RAND_bytes per call), two per timer, about a sixth of what the
- * database spends on a scheduled timer (docs/benchmarks.md).
- * Rows: one per key inserted or updated, carrying the txn and message id sent for it (an update sets
- * both from EXCLUDED), so they are not returned; a claimed key returns nothing (→ too_late).
+ * database's CPU a call (OpenSSL's RAND_bytes per call), and two per timer were about a quarter of
+ * what the database spent on a scheduled timer (docs/benchmarks.md).
  * Locks: the row of each key, taken in byte order of (queue, timer_key) so concurrent batches do
  * not deadlock on each other's keys. A conflicting row that is claimed is locked but not updated
  * (claimed at the row's now(), EXCLUDED.updated_at: Citus refuses a function in ON CONFLICT … WHERE).
+ * Rows: one per key inserted or updated, carrying the txn and message id sent for it (an update sets
+ * both from EXCLUDED), so they are not returned; a claimed key returns nothing (→ too_late).
  */
 const UPSERT_SQL = `
 INSERT INTO timers AS t (tenant, queue, timer_key, partition, deliver_at, txn, message_id, payload,
