@@ -145,6 +145,21 @@ describe('upsert: schedule and reschedule are one operation', () => {
     expect(r!.payload.toString()).toBe('new');
   });
 
+  it('answers each op of a batch with the txn and messageId its own row holds, the keys out of their stored order', async () => {
+    const keys = ['m3', 'm1', 'm2'];
+    const res = await batch(tb, [sched('mint', 'm3'), sched('mint', 'm1', { txn: 'given' }), sched('mint', 'm2')]);
+    expect(res.status).toBe(200);
+    const results = res.body.results;
+    expect(new Set(results.map((r: { messageId: string }) => r.messageId)).size).toBe(3);
+    for (const [i, key] of keys.entries()) {
+      const r = await row(tb, 'mint', key);
+      expect(results[i]).toMatchObject({ timerKey: key, txn: r!.txn, messageId: r!.message_id });
+    }
+    expect(results[1].txn).toBe('given');
+    expect(results[0].txn).toMatch(UUID);
+    expect(results[0].txn).not.toBe(results[2].txn);
+  });
+
   it('mints a new txn on a reschedule without one', async () => {
     await batch(tb, [sched('up', 'k2', { txn: 'original' })]);
     const res = await batch(tb, [sched('up', 'k2', { op: 'reschedule' })]);
