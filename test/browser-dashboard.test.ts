@@ -4,23 +4,30 @@
 // SDK and compared); a timer cancelled from the queue view answers `cancelled`; the operator edits
 // a plan; a wrong token and a 503 show words, not a blank page. Each view's screenshot lands in
 // this run's temporary folder (its path is printed).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count } from '../dashboard/src/format.ts';
 import { createClient, type Count, type QueenTimersClient } from '../sdk/src/index.ts';
-import { browserSuite, CHROMIUM, CHROMIUM_FLAGS, requireChromium } from './helpers/chromium.ts';
+import {
+  BROWSER_TEST_TIMEOUT,
+  BROWSER_WAIT,
+  browserSuite,
+  launchChromium,
+  requireChromium,
+  type BrowserSession,
+} from './helpers/chromium.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 
 const { skip, title } = browserSuite('the dashboard in a browser');
 const TENANT = 'dash';
-const WAIT = 20_000; // a ceiling for a selector on a shared machine, not a speed target
+const WAIT = BROWSER_WAIT; // a ceiling for a selector on a shared machine, not a speed target
 
 let tb: TestBroker;
 let folder: string;
-let context: BrowserContext;
+let browser: BrowserSession;
 let page: Page;
 let devToken: string;
 let qt: QueenTimersClient;
@@ -51,7 +58,7 @@ async function signIn(token: string) {
   await page.locator('[data-testid=whoami]').waitFor({ timeout: WAIT });
 }
 
-describe.skipIf(skip)(title, () => {
+describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
   beforeAll(async () => {
     requireChromium();
     // The cell's horizon reaches a year, so that a March occurrence can be scheduled whenever this runs.
@@ -85,20 +92,12 @@ describe.skipIf(skip)(title, () => {
     const [first] = await qt.log.pop('events', { consumerGroup: 'workers', batch: 1 });
     await qt.log.ack(first, 'dlq', { error: 'handler threw: bad input' });
 
-    userDataDir = mkdtempSync(join(tmpdir(), 'qt-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_FLAGS,
-      viewport: { width: 1400, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium({ viewport: { width: 1400, height: 900 } });
+    page = browser.page;
   });
 
-  let userDataDir: string;
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await tb?.close();
   });
 

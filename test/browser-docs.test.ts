@@ -3,20 +3,16 @@
 // "Execute" on the schedule route's example exactly as shipped schedules the tour's timer (200)
 // and the cancel route's pre-filled example cancels it; a key with a slash, typed in, schedules and
 // cancels too. Each 200 is checked in the page and in the database.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchInputExample, cancelOutputExample } from '../src/contract/examples.ts';
-import { browserSuite, CHROMIUM, CHROMIUM_FLAGS, requireChromium } from './helpers/chromium.ts';
+import { BROWSER_TEST_TIMEOUT, browserSuite, launchChromium, requireChromium, type BrowserSession } from './helpers/chromium.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 
 const { skip, title } = browserSuite('Swagger UI in a browser');
 
 let tb: TestBroker;
-let userDataDir: string;
-let context: BrowserContext;
+let browser: BrowserSession;
 let page: Page;
 
 /** Expands one operation in Swagger UI (unless it is open already) and switches it to "Try it out". */
@@ -36,10 +32,10 @@ async function execute(block: ReturnType<Page['locator']>) {
   const clear = block.locator('button.btn-clear');
   if (await clear.count()) {
     await clear.click();
-    await status.waitFor({ state: 'detached', timeout: 15_000 });
+    await status.waitFor({ state: 'detached' });
   }
   await block.locator('button.execute').click();
-  await status.waitFor({ timeout: 15_000 });
+  await status.waitFor();
   const body = await block
     .locator('.live-responses-table .response-col_description .microlight, .live-responses-table .response-col_description pre')
     .first()
@@ -47,27 +43,24 @@ async function execute(block: ReturnType<Page['locator']>) {
   return { status: Number((await status.innerText()).trim()), body: JSON.parse(body) };
 }
 
-describe.skipIf(skip)(title, () => {
+describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
   beforeAll(async () => {
     requireChromium();
     tb = await startTestBroker({ listen: true });
-    userDataDir = mkdtempSync(join(tmpdir(), 'qt-chromium-'));
-    // launchPersistentContext is how playwright takes a --user-data-dir: a fresh one per run, so
-    // Swagger UI's persisted authorization from another run cannot make this test pass.
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
-    page = context.pages()[0] ?? (await context.newPage());
+    // A fresh profile: Swagger UI's persisted authorization from another run cannot make this pass.
+    browser = await launchChromium();
+    page = browser.page;
   });
 
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await tb?.close();
   });
 
   it('serves Swagger UI at /docs titled "queen-timers API", with the timer routes and without the top bar', async () => {
     const res = await page.goto(`${tb.url}/docs`);
     expect(res?.status()).toBe(200);
-    await page.locator('#operations-timers-timers-batch').waitFor({ timeout: 15_000 });
+    await page.locator('#operations-timers-timers-batch').waitFor();
     await expect(page.locator('#operations-timers-timers-cancel').count()).resolves.toBe(1);
     await expect(page.title()).resolves.toBe('queen-timers API');
     // The top bar holds the plugin's Fastify logo and the "Explore" box; neither is rendered.

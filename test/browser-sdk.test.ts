@@ -1,31 +1,29 @@
 // The SDK in a real browser: sdk/src, transpiled file by file with TypeScript (no bundler, no
 // build), served from the broker's own origin and imported as native ES modules by headless
 // Chromium — which proves the SDK needs nothing from Node (fetch, btoa, TextEncoder, crypto).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSuite, CHROMIUM, CHROMIUM_FLAGS, requireChromium } from './helpers/chromium.ts';
+import { BROWSER_TEST_TIMEOUT, browserSuite, launchChromium, requireChromium, type BrowserSession } from './helpers/chromium.ts';
 import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 
 const { skip, title } = browserSuite('the SDK in a browser');
 const SDK_SRC = fileURLToPath(new URL('../sdk/src/', import.meta.url));
 
 let tb: TestBroker;
-let userDataDir: string;
-let context: BrowserContext;
+let browser: BrowserSession;
 let page: Page;
 
-describe.skipIf(skip)(title, () => {
+describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
   beforeAll(async () => {
     requireChromium();
     tb = await startTestBroker({ listen: true, sweeper: true });
-    userDataDir = mkdtempSync(join(tmpdir(), 'qt-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    const { context } = browser;
+    page = browser.page;
     // /__sdk/<file>.ts → that SDK source as JavaScript (type-only imports erased).
     await context.route(`${tb.url}/__sdk/**`, async (route) => {
       const file = new URL(route.request().url()).pathname.slice('/__sdk/'.length);
@@ -40,12 +38,11 @@ describe.skipIf(skip)(title, () => {
     const html = `<!doctype html><title>sdk</title><script type="module">import * as sdk from '/__sdk/index.ts'; window.sdk = sdk;</script>`;
     await context.route(`${tb.url}/__page`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: html }));
     await page.goto(`${tb.url}/__page`);
-    await page.waitForFunction(() => 'sdk' in window, undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => 'sdk' in window);
   });
 
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await tb?.close();
   });
 
