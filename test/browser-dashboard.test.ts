@@ -254,6 +254,9 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
 
   it('an expired token shows the sign-in message, not a blank page', async () => {
     const expired = await tb.token({ tenant: TENANT, sub: 'dev', grants: ['read'], expiresIn: '1s' });
+    // Stored from a page of the broker's origin that runs no script: a poll of the dashboard left
+    // open would spend the expired token (its 401 clears it) before the page under test reads it.
+    await page.goto(`${tb.url}/ui/assets/style.css`);
     await page.evaluate((t) => sessionStorage.setItem('queen-timers.dashboard.token', t), expired);
     await page.waitForTimeout(2_100); // past the token's expiry (a wait for a fact, not a speed bound)
     await page.goto(`${tb.url}/ui/dlq`);
