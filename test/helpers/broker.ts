@@ -94,8 +94,11 @@ export async function admin(
   return api(tb, method, url, { ...o, token: await tb.operatorToken() });
 }
 
-/** Polls `check` until it returns a truthy value (returned) or the timeout elapses (throws). */
-export async function waitFor<T>(check: () => Promise<T> | T, { timeout = 10_000, interval = 10 } = {}): Promise<NonNullable<T>> {
+/**
+ * Polls `check` until it returns a truthy value (returned) or the timeout elapses (throws). The
+ * default is a ceiling for a machine shared with the Citus suites' clusters, not a speed target.
+ */
+export async function waitFor<T>(check: () => Promise<T> | T, { timeout = 30_000, interval = 10 } = {}): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeout;
   let last: unknown;
   for (;;) {
