@@ -23,7 +23,6 @@ import { startTestBroker, type TestBroker } from './helpers/broker.ts';
 
 const { skip, title } = browserSuite('the dashboard in a browser');
 const TENANT = 'dash';
-const WAIT = BROWSER_WAIT; // a ceiling for a selector on a shared machine, not a speed target
 
 let tb: TestBroker;
 let folder: string;
@@ -37,8 +36,8 @@ const words = (c: Count) => count(c);
 
 /** Waits until the element's text (trimmed) is `expected`, then answers it. */
 async function textOf(locator: Locator, expected: string | RegExp): Promise<string> {
-  await locator.first().waitFor({ timeout: WAIT });
-  const deadline = Date.now() + WAIT;
+  await locator.first().waitFor();
+  const deadline = Date.now() + BROWSER_WAIT;
   let text = '';
   while (Date.now() < deadline) {
     text = (await locator.first().innerText()).trim();
@@ -55,7 +54,7 @@ async function shot(name: string) {
 async function signIn(token: string) {
   await page.locator('#token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.locator('[data-testid=whoami]').waitFor({ timeout: WAIT });
+  await page.locator('[data-testid=whoami]').waitFor();
 }
 
 describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
@@ -103,7 +102,7 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
 
   it('a wrong token shows a sign-in message; the dev token signs in and the grants hide the operator view', async () => {
     await page.goto(`${tb.url}/ui`);
-    await page.locator('#token').waitFor({ timeout: WAIT });
+    await page.locator('#token').waitFor();
     await page.locator('#token').fill('not-a-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     expect(await textOf(page.getByRole('alert'), 'This token was refused')).toMatch(/This token was refused/);
@@ -138,7 +137,7 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
     expect(
       await textOf(page.locator('tr[data-queue="events"] [data-group="workers"]'), `workers: ${words(lag.framesBehind)} behind`),
     ).toContain(`workers: ${words(lag.framesBehind)} behind`);
-    await page.locator('.chart canvas').first().waitFor({ timeout: WAIT });
+    await page.locator('.chart canvas').first().waitFor();
     await shot('overview');
   });
 
@@ -147,7 +146,7 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
     await page.waitForURL(`${tb.url}/ui/queues/reminders`);
     const byTime = await qt.timers.list('reminders', { order: 'deliverAt' });
     const keys = () => page.locator('table.timers tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')));
-    await page.locator('table.timers tbody tr').first().waitFor({ timeout: WAIT });
+    await page.locator('table.timers tbody tr').first().waitFor();
     expect(await keys()).toEqual(byTime.rows.map((r) => r.timerKey));
     expect(byTime.rows[0].timerKey).toBe('cart/9');
 
@@ -203,7 +202,7 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
     const p = partitions.rows[0];
     expect(await textOf(page.locator(`tr[data-partition="${p.partition}"] [data-col=frames]`), words(p.frames))).toBe(words(p.frames));
     const frames = await qt.dashboard.frames('events', { partition: p.partition });
-    await page.locator('table.frames tbody tr').first().waitFor({ timeout: WAIT });
+    await page.locator('table.frames tbody tr').first().waitFor();
     expect(await page.locator('table.frames tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-seq')))).toEqual(
       frames.rows.map((f) => String(f.seq)),
     );
@@ -228,7 +227,7 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
     await page.getByRole('button', { name: 'Open schedule sunday-report' }).click();
     const s = await qt.schedules.get('reminders', 'sunday-report', { occurrences: 10 });
     if (!s.found) throw new Error('the schedule is missing');
-    await page.locator('table.occurrences tbody tr').first().waitFor({ timeout: WAIT });
+    await page.locator('table.occurrences tbody tr').first().waitFor();
     const locals = await page.locator('table.occurrences tbody tr td:first-child').allInnerTexts();
     expect(locals).toEqual(s.nextOccurrences.map((o) => o.local));
     // A row is flagged exactly when the API says daylight saving time touches it.
@@ -242,14 +241,14 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
 
   it('a 503 shows "database unavailable, retrying" and the page recovers', async () => {
     await page.goto(`${tb.url}/ui`);
-    await page.locator('tr[data-queue="reminders"]').waitFor({ timeout: WAIT });
+    await page.locator('tr[data-queue="reminders"]').waitFor();
     tb.broker.state.ready = false; // the broker answers 503 as while it drains
     try {
-      await page.getByText('Database unavailable, retrying').waitFor({ timeout: WAIT * 2 });
+      await page.getByText('Database unavailable, retrying').waitFor({ timeout: BROWSER_WAIT * 2 });
     } finally {
       tb.broker.state.ready = true;
     }
-    await page.getByText('Database unavailable, retrying').waitFor({ state: 'detached', timeout: WAIT * 2 });
+    await page.getByText('Database unavailable, retrying').waitFor({ state: 'detached', timeout: BROWSER_WAIT * 2 });
   });
 
   it('an expired token shows the sign-in message, not a blank page', async () => {
@@ -261,7 +260,7 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
     await page.waitForTimeout(2_100); // past the token's expiry (a wait for a fact, not a speed bound)
     await page.goto(`${tb.url}/ui/dlq`);
     expect(await textOf(page.getByRole('alert'), /refused this token/)).toMatch(/refused this token/);
-    await page.locator('#token').waitFor({ timeout: WAIT });
+    await page.locator('#token').waitFor();
   });
 
   it('the operator token sees the operator view and edits a plan', async () => {

@@ -51,7 +51,6 @@ export interface BrowserSession {
  * authorization, the dashboard's token — can make a test pass.
  */
 export async function launchChromium(o: { viewport?: { width: number; height: number } } = {}): Promise<BrowserSession> {
-  requireChromium();
   const userDataDir = mkdtempSync(join(tmpdir(), 'qt-chromium-'));
   let context: BrowserContext;
   try {
