@@ -5,8 +5,13 @@
 // Real PostgreSQL only: embedded PGlite runs one transaction at a time, so the race cannot occur.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inTransaction } from '../src/db/transaction.ts';
+import { claimDue } from '../src/sweeper/claimDue.ts';
+import { SweeperDb } from '../src/sweeper/db.ts';
+import { fireAndCommit, fireClaimed } from '../src/sweeper/fireClaimed.ts';
 import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import type { ClaimedTimer } from '../src/sweeper/claimDue.ts';
 import { ack, b64, deadLetters, pop, push, replay } from './helpers/log.ts';
 
 describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order', () => {
@@ -143,5 +148,67 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     const next = await pop(tb, '/api/v1/pop/queue/joining?consumerGroup=late&batch=10&autoAck=true');
     if (next.status === 200) seen.push(...next.body.messages.map((m: any) => m.transactionId));
     expect(seen).toEqual(['j1', 'j2']);
+  });
+  /** A timer on `queue`, due now, claimed under `token` as the hand-off window claims (the sweeper's own connections). */
+  const claimOne = async (db: SweeperDb, queue: string, txn: string, token: string): Promise<ClaimedTimer[]> => {
+    const s = await api(tb, 'POST', '/api/v1/timers', {
+      body: { operations: [{ op: 'schedule', queue, timerKey: txn, delayMs: 0, txn, payload: b64('{}') }] },
+    });
+    expect(s.body.results[0].status).toBe('scheduled');
+    const claim = await claimDue(db, token, 10, 60_000);
+    expect(claim.rows.map((r) => r.timerKey)).toEqual([txn]);
+    return claim.rows;
+  };
+
+  it('a fire from the window locks a partition that holds frames in its one statement, and waits there for an append in flight', async () => {
+    await push(tb, [{ queue: 'window', payload: 'before', transactionId: 'w0' }]);
+    const db = new SweeperDb(tb.broker.db, () => {});
+    const holder = new pg.Client({ connectionString: tb.config.DATABASE_URL });
+    await holder.connect();
+    try {
+      const token = '00000000-0000-4000-8000-00000000a001';
+      const rows = await claimOne(db, 'window', 'w1', token);
+      // An append in flight on the partition holds its row until it commits (append.ts).
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM partitions WHERE tenant = 'acme' AND queue = 'window' FOR UPDATE`);
+      const firing = fireClaimed(db, token, rows, new Map());
+      // What waits is the fire statement itself (its DELETE): no lock statement went before it.
+      await waitFor(async () => {
+        const r = await tb.sql.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%DELETE FROM timers%'`,
+        );
+        return r.rowCount! > 0;
+      });
+      expect((await tb.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'window'`)).rows[0].n).toBe(1);
+      await holder.query('COMMIT');
+      expect(await firing).toMatchObject({ deleted: 1, inserted: 1, early: [] });
+    } finally {
+      await holder.end();
+      await db.end();
+    }
+    const popped = await pop(tb, '/api/v1/pop/queue/window?autoAck=true&batch=10');
+    expect(popped.body.messages.map((m: any) => m.transactionId)).toEqual(['w0', 'w1']);
+  });
+
+  it('a fire from the window into a partition that never held a frame is refused by that statement and appended the usual way', async () => {
+    // A consumer group that knows the queue: the partition's first frame must give it a consumer row.
+    await push(tb, [{ queue: 'fresh', partition: 'other', payload: 'elsewhere', transactionId: 'f0' }]);
+    const first = await pop(tb, '/api/v1/pop/queue/fresh?consumerGroup=g&autoAck=true&batch=10');
+    expect(first.body.messages.map((m: any) => m.transactionId)).toEqual(['f0']);
+    const db = new SweeperDb(tb.broker.db, () => {});
+    try {
+      const token = '00000000-0000-4000-8000-00000000a002';
+      const rows = await claimOne(db, 'fresh', 'f1', token);
+      const here = await inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, new Map(), undefined, null, true), {
+        replay: false,
+      });
+      expect(here).toMatchObject({ deleted: 0, inserted: 0, unready: true });
+      expect((await tb.sql.query(`SELECT count(*)::int AS n FROM timers WHERE queue = 'fresh'`)).rows[0].n).toBe(1);
+      expect(await fireClaimed(db, token, rows, new Map())).toMatchObject({ deleted: 1, inserted: 1 });
+    } finally {
+      await db.end();
+    }
+    const next = await pop(tb, '/api/v1/pop/queue/fresh?consumerGroup=g&autoAck=true&batch=10');
+    expect(next.body.messages.map((m: any) => m.transactionId)).toEqual(['f1']);
   });
 });

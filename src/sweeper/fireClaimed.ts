@@ -9,6 +9,8 @@
 //   $3 tids (tid[]), $4 payloads (bytea[]), $5 encrypted flags (bool[]); $6 the timers' tenants
 //   on Citus, named beside the ctids (a ctid is per shard, and the tenants route the statement to
 //   the one shard group the timers were taken from), null on PostgreSQL (shardGroups.ts pinOf).
+//   Locked here (fireClaimed on PostgreSQL): $7–$9 the destination partitions (append.ts
+//   PARTITIONS_LOCKED_HERE), locked by the statement itself instead of a statement before it.
 // Locks: the destination partition rows (until commit); the deleted timer rows (ours by lease);
 //   the log's unique indexes for the inserted frames.
 // Rows: nothing while the operator has paused the sweepers (cluster_flags; `paused` in the result).
@@ -31,7 +33,7 @@
 //   before its deliverAt (the transaction's now() was read before the rows were locked).
 // Returns one row: deleted, inserted, per tenant+queue the fire lags (created_at − deliver_at,
 //   PostgreSQL's clock, seconds), the early tids and the clock_timestamp() the fire compared with.
-import { append } from '../services/log/append.ts';
+import { append, PARTITIONS_LOCKED_HERE, partitionKeys } from '../services/log/append.ts';
 import { INSERT_DEAD_LETTERS } from '../services/log/deadLetterInsert.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 import type { ClaimedTimer } from './claimDue.ts';
@@ -63,14 +65,18 @@ export interface FireResult {
 /** The operator's pause (cluster_flags), as SQL. */
 const PAUSED = `coalesce((SELECT sweeper_paused FROM cluster_flags WHERE id = 1), false)`;
 
-/** The fired timers as frames (see the header); feeds the log's one append statement. */
-export const FIRED_FRAMES = `
+/**
+ * The fired timers as frames (see the header); feeds the log's one append statement. Locked here
+ * (`lockedHere`): the statement takes the destination partitions' append lock itself ($7–$9,
+ * PARTITIONS_LOCKED_HERE) and deletes nothing unless each exists and has held a frame.
+ */
+const firedFrames = (lockedHere: boolean) => `
 o AS (
   SELECT * FROM unnest($3::tid[], $4::bytea[], $5::boolean[]) AS o(tid, payload, encrypted)
-), d AS (
+),${lockedHere ? ` ready AS (SELECT ${PARTITIONS_LOCKED_HERE} AS ok),` : ''} d AS (
   DELETE FROM timers t
   WHERE t.ctid = ANY ($2::tid[]) AND ${tenantPin('t', '$6')} AND ($1::uuid IS NULL OR t.claim_token = $1)
-    AND (t.deliver_at <= statement_timestamp()) IS TRUE AND NOT ${PAUSED}
+    AND (t.deliver_at <= statement_timestamp()) IS TRUE AND NOT ${PAUSED}${lockedHere ? ' AND (SELECT ok FROM ready)' : ''}
   RETURNING t.ctid AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.deliver_at, t.txn, t.message_id,
     t.payload, t.payload_zstd, t.encrypted, t.producer_sub, t.traceparent
 ), frames AS (
@@ -81,6 +87,9 @@ o AS (
     substr(d.traceparent, 4, 32)::uuid AS trace_id, d.traceparent
   FROM d LEFT JOIN o ON o.tid = d.tid
 )`;
+
+export const FIRED_FRAMES = firedFrames(false);
+const FIRED_FRAMES_LOCKED_HERE = firedFrames(true);
 
 /**
  * The timers whose frame was not appended and whose txn no frame of their own key holds: the DLQ.
@@ -107,7 +116,8 @@ collided AS (
   RETURNING 1
 )`;
 
-export const FIRE_RESULT = `
+/** The fire's one result row (see the header); locked here, `unready` says the partitions refused it (firedFrames). */
+const fireResult = (lockedHere: boolean) => `
 SELECT (SELECT count(*) FROM d)::int AS deleted,
   (SELECT count(*) FROM appended)::int AS inserted,
   (SELECT count(*) FROM collided)::int AS collided,
@@ -119,7 +129,19 @@ SELECT (SELECT count(*) FROM d)::int AS deleted,
       AND t.ctid = ANY ($2::tid[]) AND ${tenantPin('t', '$6')} AND ($1::uuid IS NULL OR t.claim_token = $1)
       AND (t.deliver_at > statement_timestamp()) IS TRUE) AS early,
   (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS pg_now_ms,
-  ${PAUSED} AS paused`;
+  ${PAUSED} AS paused,
+  ${lockedHere ? 'NOT (SELECT ok FROM ready)' : 'false'} AS unready`;
+
+export const FIRE_RESULT = fireResult(false);
+const FIRE_RESULT_LOCKED_HERE = fireResult(true);
+
+/**
+ * The plan cache keeps one plan for the statement (it is a named one, runStatement): left to
+ * choose, PostgreSQL planned the statement anew at every fire (a millisecond, before its
+ * statement_timestamp()), its generic plan costed above the custom ones by the ten rows it assumes
+ * for each unnest of a parameter. Sent with BEGIN, in the same write.
+ */
+const GENERIC_PLAN = 'SET LOCAL plan_cache_mode = force_generic_plan';
 
 export async function fireClaimed(
   db: SweeperDb,
@@ -127,17 +149,37 @@ export async function fireClaimed(
   rows: ClaimedTimer[],
   replacements: Map<string, Replacement>,
 ): Promise<FireResult> {
+  const tenants = pinOf(rows);
   // No replay here: the sweeper retries by its own rules, and the claim token makes that safe.
-  return inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, replacements, db.named('qt_fire'), pinOf(rows)), {
-    replay: false,
-  });
+  const fire = (lockedHere: boolean) =>
+    inTransaction(
+      db.pool,
+      (tx) => fireAndCommit(tx, token, rows, replacements, db.named(lockedHere ? 'qt_fire_here' : 'qt_fire'), tenants, lockedHere),
+      {
+        replay: false,
+        setup: lockedHere ? GENERIC_PLAN : undefined,
+      },
+    );
+  // On PostgreSQL's own connections, the fire locks its partitions itself, so BEGIN, the fire and
+  // COMMIT leave in one write: one round trip from the timer's instant to its frame, where the lock
+  // statement first made two (a wheel's fire lags by its first round trip, and the next timer
+  // waits for the whole transaction). A partition that does not exist or never held a frame
+  // refuses it, with nothing fired: the usual append then creates what it needs. Not on Citus,
+  // whose router is known to take the lock statement as it stands (shardGroups.ts) and has not
+  // been tried with this shape, nor embedded, where nothing is pipelined.
+  if (tenants === null && !db.embedded) {
+    const r = await fire(true);
+    if (!r.unready) return r;
+  }
+  return fire(false);
 }
 
 /**
  * The fire as the last statement of `tx`, which it commits: the statement goes out with its
  * COMMIT (one round trip fewer while the partitions are locked). token null: `tx` itself holds the
  * rows (fireDue.ts). `name`: the statements' prepared name (SweeperDb.named). `tenants`: $6 (see
- * the header).
+ * the header). `lockedHere`: the statement takes the partitions' lock itself (firedFrames), and
+ * `unready` in the result says it refused.
  */
 export async function fireAndCommit(
   tx: Queryable,
@@ -146,21 +188,31 @@ export async function fireAndCommit(
   replacements: Map<string, Replacement>,
   name: string | undefined,
   tenants: string[] | null,
-): Promise<FireResult> {
+  lockedHere = false,
+): Promise<FireResult & { unready: boolean }> {
   const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
-  const [r] = await append<Omit<FireResult, 'pgNowMs'> & { pg_now_ms: number }>(
+  const params = [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted), tenants];
+  if (lockedHere) {
+    const keys = partitionKeys(rows);
+    params.push(
+      keys.map((k) => k.tenant),
+      keys.map((k) => k.queue),
+      keys.map((k) => k.partition),
+    );
+  }
+  const [r] = await append<Omit<FireResult, 'pgNowMs'> & { pg_now_ms: number; unready: boolean }>(
     tx,
     rows,
     {
-      ctes: FIRED_FRAMES,
+      ctes: lockedHere ? FIRED_FRAMES_LOCKED_HERE : FIRED_FRAMES,
       createdAt: 'statement_timestamp()',
       after: COLLIDED,
-      params: [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted), tenants],
-      result: FIRE_RESULT,
+      params,
+      result: lockedHere ? FIRE_RESULT_LOCKED_HERE : FIRE_RESULT,
       tenants: '$6',
       name,
     },
-    { commit: true, pin: tenants },
+    { commit: true, pin: tenants, lockedInStatement: lockedHere },
   );
   const { pg_now_ms: pgNowMs, ...result } = r;
   return { ...result, pgNowMs };

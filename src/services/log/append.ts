@@ -47,6 +47,30 @@ SELECT k.tenant, k.queue, k.name AS partition, p.last_seq::float8 AS last_seq,
        SELECT p.last_seq FROM partitions p
         WHERE p.tenant = k.tenant AND ${tenantPin('p', '$4')} AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
 
+/**
+ * The append lock inside the appending statement itself, as a condition its source puts on its
+ * rows (the sweeper's fire, src/sweeper/fireClaimed.ts): true when every partition of $7, $8, $9
+ * (tenants, queues, names: partitionKeys' arrays) exists and has held a frame, each then locked
+ * FOR UPDATE in that (key) order, as lockPartitionsForAppend locks. The source evaluates it before
+ * its first row, so before the insert draws a seq; when it is false the source yields no frame
+ * (and the caller appends again through append(), which creates partitions and consumer rows). A
+ * scalar subquery runs once per statement; each key is looked up by a lateral probe, as above.
+ * Not on Citus (the fire takes the lock statement there, see fireClaimed.ts).
+ */
+export const PARTITIONS_LOCKED_HERE = `
+(SELECT count(*) FROM unnest($7::text[], $8::text[], $9::text[]) AS k(tenant, queue, name)
+  CROSS JOIN LATERAL (
+        SELECT 1 FROM partitions p
+         WHERE p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name AND p.last_seq > 0 FOR UPDATE OF p) p
+) = cardinality($7::text[])`;
+
+/** The distinct partitions of `partitions`, in key (byte) order: the order every append locks them in. */
+export function partitionKeys(partitions: PartitionKey[]): PartitionKey[] {
+  return [...new Map(partitions.map((k) => [`${k.tenant}\u0000${k.queue}\u0000${k.partition}`, k])).values()].sort(
+    (a, b) => byteOrder(a.tenant, b.tenant) || byteOrder(a.queue, b.queue) || byteOrder(a.partition, b.partition),
+  );
+}
+
 /** A partition locked for an append, with what binds the frames appended to it. */
 export interface LockedPartition extends PartitionKey {
   /** Its queue encrypts payloads at rest. */
@@ -145,6 +169,13 @@ export interface AppendOptions {
   commit?: boolean;
   /** LOCK_PARTITIONS_SQL's $4 and joinGroups' pin: by default the partitions' tenants (a push's one); the sweeper's fire passes its own (null on PostgreSQL). */
   pin?: string[] | null;
+  /**
+   * The source locks the partitions itself (PARTITIONS_LOCKED_HERE) and yields no frame unless
+   * each exists and has held one: no lock statement goes first, so the statement (with its COMMIT,
+   * and the BEGIN before it) leaves in one write. Nothing here creates partitions or consumer rows;
+   * `prepare` is not called.
+   */
+  lockedInStatement?: boolean;
 }
 
 /**
@@ -155,12 +186,14 @@ export async function append<R extends Record<string, unknown>>(
   tx: Queryable,
   partitions: PartitionKey[],
   source: FrameSource,
-  { prepare, commit, pin = [...new Set(partitions.map((k) => k.tenant))] }: AppendOptions = {},
+  { prepare, commit, pin = [...new Set(partitions.map((k) => k.tenant))], lockedInStatement }: AppendOptions = {},
 ): Promise<R[]> {
   if (partitions.length === 0) return [];
-  const keys = [...new Map(partitions.map((k) => [`${k.tenant}\u0000${k.queue}\u0000${k.partition}`, k])).values()].sort(
-    (a, b) => byteOrder(a.tenant, b.tenant) || byteOrder(a.queue, b.queue) || byteOrder(a.partition, b.partition),
-  );
+  const text = appendSql(source);
+  const run = () => (commit ? commitWith<R>(tx, text, source.params, source.name) : runStatement<R>(tx, text, source.params, source.name));
+  // Issued before any await: the statement leaves in the write that carries BEGIN (transaction.ts).
+  if (lockedInStatement) return (await run()).rows;
+  const keys = partitionKeys(partitions);
   const lockParams = [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition), pin];
   const lock = async () =>
     (await runStatement<LockedPartition>(tx, LOCK_PARTITIONS_SQL, lockParams, source.name && `${source.name}:lock`)).rows;
@@ -188,9 +221,5 @@ export async function append<R extends Record<string, unknown>>(
     pin,
   );
   await prepare?.(locked);
-  const text = appendSql(source);
-  const r = commit
-    ? await commitWith<R>(tx, text, source.params, source.name)
-    : await runStatement<R>(tx, text, source.params, source.name);
-  return r.rows;
+  return (await run()).rows;
 }
