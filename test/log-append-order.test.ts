@@ -6,12 +6,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../src/db/transaction.ts';
-import { claimDue } from '../src/sweeper/claimDue.ts';
+import { claimDue, type ClaimedTimer } from '../src/sweeper/claimDue.ts';
 import { SweeperDb } from '../src/sweeper/db.ts';
 import { fireAndCommit, fireClaimed } from '../src/sweeper/fireClaimed.ts';
 import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import type { ClaimedTimer } from '../src/sweeper/claimDue.ts';
 import { ack, b64, deadLetters, pop, push, replay } from './helpers/log.ts';
 
 describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order', () => {
