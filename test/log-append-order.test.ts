@@ -148,13 +148,16 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     if (next.status === 200) seen.push(...next.body.messages.map((m: any) => m.transactionId));
     expect(seen).toEqual(['j1', 'j2']);
   });
-  /** A timer on `queue`, due now, claimed under `token` as the hand-off window claims (the sweeper's own connections). */
-  const claimOne = async (db: SweeperDb, queue: string, txn: string, token: string): Promise<ClaimedTimer[]> => {
+  /**
+   * A timer on `queue`, due in `delayMs`, claimed under `token` as the hand-off window claims (the
+   * sweeper's own connections, a window of an hour).
+   */
+  const claimOne = async (db: SweeperDb, queue: string, txn: string, token: string, delayMs = 0): Promise<ClaimedTimer[]> => {
     const s = await api(tb, 'POST', '/api/v1/timers', {
-      body: { operations: [{ op: 'schedule', queue, timerKey: txn, delayMs: 0, txn, payload: b64('{}') }] },
+      body: { operations: [{ op: 'schedule', queue, timerKey: txn, delayMs, txn, payload: b64('{}') }] },
     });
     expect(s.body.results[0].status).toBe('scheduled');
-    const claim = await claimDue(db, token, 10, 60_000);
+    const claim = await claimDue(db, token, 10, 60_000, 3_600_000);
     expect(claim.rows.map((r) => r.timerKey)).toEqual([txn]);
     return claim.rows;
   };
@@ -209,5 +212,21 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     }
     const next = await pop(tb, '/api/v1/pop/queue/fresh?consumerGroup=g&autoAck=true&batch=10');
     expect(next.body.messages.map((m: any) => m.transactionId)).toEqual(['f1']);
+  });
+
+  it('a fire that locks its partitions itself refuses a timer not yet due on PostgreSQL clock, as the usual fire does', async () => {
+    await push(tb, [{ queue: 'later', payload: 'before', transactionId: 'l0' }]);
+    const db = new SweeperDb(tb.broker.db, () => {});
+    try {
+      const token = '00000000-0000-4000-8000-00000000a003';
+      const rows = await claimOne(db, 'later', 'l1', token, 60_000);
+      const here = await inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, new Map(), undefined, null, true), {
+        replay: false,
+      });
+      expect(here).toMatchObject({ deleted: 0, inserted: 0, unready: false, early: [rows[0].tid] });
+      expect((await tb.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'later'`)).rows[0].n).toBe(1);
+    } finally {
+      await db.end();
+    }
   });
 });
