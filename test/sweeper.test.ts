@@ -407,6 +407,40 @@ describe('sweepOnce', () => {
     );
     expect(rows[0].head_first).toBe(true);
   });
+
+  it.skipIf(!onRealPostgres)(
+    "on PostgreSQL the sweeper's connections keep one generic plan per statement, and the claim's and the due lock's walk the deliver_at index",
+    async () => {
+      await tb.sql.query('ANALYZE timers');
+      await insertTimers(tb.sql, { count: 20_000, dueInMs: -5000, spreadMs: 4000 });
+      const db = new SweeperDb(tb.broker.db, () => {});
+      const client = await db.pool.connect();
+      try {
+        // Left to the plan cache, these statements were planned anew at every bind (src/sweeper/db.ts).
+        expect((await client.query('SHOW plan_cache_mode')).rows[0].plan_cache_mode).toBe('force_generic_plan');
+        const genericPlan = async (sql: string, args: string) => {
+          await client.query(`PREPARE plan_probe AS ${sql}`);
+          try {
+            const r = await client.query(`EXPLAIN EXECUTE plan_probe (${args})`);
+            return r.rows.map((x: any) => x['QUERY PLAN']).join('\n');
+          } finally {
+            await client.query('DEALLOCATE plan_probe');
+          }
+        };
+        const claim = await genericPlan(CLAIM_DUE_SQL, `'00000000-0000-4000-8000-000000000009', 1000, 30000, 100, true, NULL`);
+        expect(claim).toMatch(/\$2/); // the generic plan: the batch size is still a parameter
+        const due = claim.slice(claim.indexOf('CTE due'), claim.indexOf('CTE claimed'));
+        expect(due).toMatch(/Index Scan using timers_deliver_at_idx on timers/);
+        expect(due).not.toMatch(/Sort|Seq Scan|Bitmap/);
+        const direct = await genericPlan(DUE_SQL, `1000, 2, 0, NULL`);
+        expect(direct).toMatch(/Index Scan using timers_deliver_at_idx on timers/);
+        expect(direct).not.toMatch(/Sort|Seq Scan|Bitmap/);
+      } finally {
+        client.release();
+        await db.end();
+      }
+    },
+  );
 });
 
 describe('the loop', () => {

@@ -135,14 +135,6 @@ SELECT (SELECT count(*) FROM d)::int AS deleted,
 export const FIRE_RESULT = fireResult(false);
 const FIRE_RESULT_LOCKED_HERE = fireResult(true);
 
-/**
- * The plan cache keeps one plan for the statement (it is a named one, runStatement): left to
- * choose, PostgreSQL planned the statement anew at every fire (a millisecond, before its
- * statement_timestamp()), its generic plan costed above the custom ones by the ten rows it assumes
- * for each unnest of a parameter. Sent with BEGIN, in the same write.
- */
-const GENERIC_PLAN = 'SET LOCAL plan_cache_mode = force_generic_plan';
-
 export async function fireClaimed(
   db: SweeperDb,
   token: string,
@@ -155,10 +147,7 @@ export async function fireClaimed(
     inTransaction(
       db.pool,
       (tx) => fireAndCommit(tx, token, rows, replacements, db.named(lockedHere ? 'qt_fire_here' : 'qt_fire'), tenants, lockedHere),
-      {
-        replay: false,
-        setup: lockedHere ? GENERIC_PLAN : undefined,
-      },
+      { replay: false },
     );
   // On PostgreSQL's own connections, the fire locks its partitions itself, so BEGIN, the fire and
   // COMMIT leave in one write: one round trip from the timer's instant to its frame, where the lock
