@@ -27,7 +27,8 @@ import { inTransaction, type Queryable } from '../db/transaction.ts';
  * ms with one plan): their generic plans are costed above the custom ones by the ten rows the
  * planner assumes for each unnest of a parameter, yet execute as fast (the same log). Not on a
  * Citus coordinator: there a statement's shard comes from its tenant parameter, and with generic
- * plans the sweeper fired nothing (test/citus-sweeper.test.ts).
+ * plans the sweeper fired nothing (test/citus-sweeper.test.ts). A database with the extension
+ * counts as one, its tables distributed or not (QUEEN_DISTRIBUTED=none): plans as before there.
  */
 const ONE_PLAN_EACH = `SELECT set_config('plan_cache_mode', 'force_generic_plan', false)
   WHERE NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`;
