@@ -214,6 +214,36 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     expect(next.body.messages.map((m: any) => m.transactionId)).toEqual(['f1']);
   });
 
+  it('a fire from the window into a held partition and a new one is refused as a whole, and the usual append fires both', async () => {
+    await push(tb, [{ queue: 'split', partition: 'held', payload: 'before', transactionId: 'm0' }]);
+    const db = new SweeperDb(tb.broker.db, () => {});
+    try {
+      const token = '00000000-0000-4000-8000-00000000a004';
+      const s = await api(tb, 'POST', '/api/v1/timers', {
+        body: {
+          operations: [
+            { op: 'schedule', queue: 'split', partition: 'held', timerKey: 'm1', delayMs: 0, txn: 'm1', payload: b64('{}') },
+            { op: 'schedule', queue: 'split', partition: 'new', timerKey: 'm2', delayMs: 0, txn: 'm2', payload: b64('{}') },
+          ],
+        },
+      });
+      expect(s.body.results.map((r: any) => r.status)).toEqual(['scheduled', 'scheduled']);
+      const rows = (await claimDue(db, token, 10, 60_000, 3_600_000)).rows;
+      expect(rows.map((r) => r.timerKey).sort()).toEqual(['m1', 'm2']);
+      // One partition without a frame refuses the statement: the held one's timer is not fired alone.
+      const here = await inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, new Map(), undefined, null, true), {
+        replay: false,
+      });
+      expect(here).toMatchObject({ deleted: 0, inserted: 0, unready: true });
+      expect((await tb.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'split'`)).rows[0].n).toBe(1);
+      expect(await fireClaimed(db, token, rows, new Map())).toMatchObject({ deleted: 2, inserted: 2 });
+    } finally {
+      await db.end();
+    }
+    const frames = await tb.sql.query(`SELECT partition, transaction_id FROM messages WHERE queue = 'split' ORDER BY partition, seq`);
+    expect(frames.rows.map((r) => `${r.partition}:${r.transaction_id}`)).toEqual(['held:m0', 'held:m1', 'new:m2']);
+  });
+
   it('a fire that locks its partitions itself refuses a timer not yet due on PostgreSQL clock, as the usual fire does', async () => {
     await push(tb, [{ queue: 'later', payload: 'before', transactionId: 'l0' }]);
     const db = new SweeperDb(tb.broker.db, () => {});
