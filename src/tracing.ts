@@ -11,6 +11,7 @@
 import {
   context,
   propagation,
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -119,6 +120,18 @@ export async function inSpan<T>(
     },
   );
 }
+
+/**
+ * Whether an OpenTelemetry SDK is registered, so that a span may record: the API's global provider
+ * then delegates to something other than its own no-op. The sweeper's one-statement fire asks
+ * for the fired timers (its span's links) only then (src/sweeper/fireDue.ts).
+ */
+export function tracingInstalled(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NO_PROVIDER;
+}
+
+const NO_PROVIDER = new ProxyTracerProvider().getDelegate();
 
 export { context, propagation, SpanKind, SpanStatusCode, trace };
 export type { Span, Context };

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compress, init } from '@bokuweb/zstd-wasm';
 import { PayloadCipher } from '../src/payload.ts';
 import { claimDue, CLAIM_DUE_SQL } from '../src/sweeper/claimDue.ts';
-import { DUE_SQL } from '../src/sweeper/fireDue.ts';
+import { DUE_FIRE_SQL, DUE_SQL, fireDue } from '../src/sweeper/fireDue.ts';
 import { countPending, EXACT_PENDING_LIMIT } from '../src/maintenance/pendingGauge.ts';
 import { SweeperDb } from '../src/sweeper/db.ts';
 import { COLLIDED, FIRE_RESULT, FIRED_FRAMES, fireClaimed } from '../src/sweeper/fireClaimed.ts';
@@ -437,8 +437,47 @@ describe('sweepOnce', () => {
         expect(direct).toMatch(/\(\$4 IS NULL\)/);
         expect(direct).toMatch(/Index Scan using timers_deliver_at_idx on timers/);
         expect(direct).not.toMatch(/Sort|Seq Scan|Bitmap/);
+        // The one-statement fire: the same walk, then the rows it locked deleted by their ctids.
+        const oneStatement = await genericPlan(DUE_FIRE_SQL, `1000, 2, 0, NULL, false`);
+        expect(oneStatement).toMatch(/\(\$4 IS NULL\)/);
+        const walk = oneStatement.slice(oneStatement.indexOf('CTE due'), oneStatement.indexOf('CTE ready'));
+        expect(walk).toMatch(/Index Scan using timers_deliver_at_idx on timers/);
+        expect(walk).not.toMatch(/Sort|Seq Scan|Bitmap/);
+        expect(oneStatement.slice(oneStatement.indexOf('CTE d\n'), oneStatement.indexOf('CTE frames'))).toMatch(/Tid Scan on timers/);
+        expect(oneStatement).not.toMatch(/Seq Scan on timers/);
       } finally {
         client.release();
+        await db.end();
+      }
+    },
+  );
+  it.skipIf(!onRealPostgres)(
+    'on PostgreSQL a due batch is chosen and fired by one statement; a zstd payload or a partition’s first frame makes it refuse, and the two-statement way takes the batch',
+    async () => {
+      const db = new SweeperDb(tb.broker.db, () => {});
+      const cipher = tb.broker.services.cipher;
+      const fire = () => fireDue(db, cipher, 100, 0, 1, null, true);
+      try {
+        // A partition that never held a frame: refused (append() gives it its consumer rows first), fired all the same.
+        await insertTimers(tb.sql, { queue: 'one-statement', keyPrefix: 'first', count: 2 });
+        expect(await fire()).toMatchObject({ taken: 2, refused: true, fired: { deleted: 2, inserted: 2, early: [] } });
+        // It has held frames now: one statement, in deliverAt order after the first two.
+        await insertTimers(tb.sql, { queue: 'one-statement', keyPrefix: 'next', count: 5, dueInMs: -5000, stepMs: 500 });
+        expect(await fire()).toMatchObject({ taken: 5, refused: false, fired: { deleted: 5, inserted: 5, collided: 0, paused: false } });
+        // A zstd payload anywhere in the batch: refused (the broker unpacks it), so the two-statement
+        // way takes the batch; a corrupt one fails there, with nothing fired (had the one statement
+        // fired it, its NULL payload would have failed the insert instead).
+        await insertTimers(tb.sql, { queue: 'one-statement', keyPrefix: 'zipped', payload: Buffer.from('not zstd'), payloadZstd: true });
+        await insertTimers(tb.sql, { queue: 'one-statement', keyPrefix: 'beside', dueInMs: -2000 });
+        await expect(fire()).rejects.toThrow(/zstd payload cannot be decompressed/);
+        await tb.sql.query(`DELETE FROM timers WHERE timer_key = 'zipped1'`);
+        expect(await fire()).toMatchObject({ taken: 1, refused: false, fired: { deleted: 1, inserted: 1 } });
+        // Nothing due: nothing taken, nothing fired.
+        expect(await fire()).toEqual({ taken: 0, fired: undefined, refused: false });
+        const log = await frames(`queue = 'one-statement'`);
+        expect(log.map((f) => f.timer_key)).toEqual(['first1', 'first2', 'next1', 'next2', 'next3', 'next4', 'next5', 'beside1']);
+        expect(await tb.sql.query(`SELECT 1 FROM timers WHERE queue = 'one-statement'`)).toMatchObject({ rowCount: 0 });
+      } finally {
         await db.end();
       }
     },

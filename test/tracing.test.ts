@@ -200,6 +200,16 @@ describe('a traceparent carried from the producer to the consumer, end to end', 
 
     const frame = await consumeAndCheck('trace-timer', stored);
     checkFire('trace-timer', 'k1', stored, frame);
+
+    // Its partition holds a frame now: on PostgreSQL the next due timer is chosen and fired by one
+    // statement, whose span is recorded once it has run (src/sweeper/fireDue.ts); linked the same way.
+    await api(tb, 'POST', '/api/v1/timers', {
+      body: { operations: [{ op: 'schedule', queue: 'trace-timer', timerKey: 'k2', delayMs: 0, payload }] },
+      headers: { traceparent: CALLER },
+    });
+    const second = serverSpan('POST /api/v1/timers')!.spanContext().spanId;
+    expect(second).not.toBe(stored);
+    checkFire('trace-timer', 'k2', second, await popFrame('trace-timer'));
     for (const span of exporter.getFinishedSpans()) {
       expect(everyAttribute(span)).not.toContain(payload);
       expect(everyAttribute(span)).not.toContain('timer-payload');

@@ -65,6 +65,23 @@ export interface FireResult {
 /** The operator's pause (cluster_flags), as SQL. */
 const PAUSED = `coalesce((SELECT sweeper_paused FROM cluster_flags WHERE id = 1), false)`;
 
+/** What the fire's DELETE (`d`) returns of each timer: what FRAMES_OF_D makes a frame of. */
+export const DELETED_TIMER = `t.ctid AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.deliver_at, t.txn, t.message_id,
+    t.payload, t.payload_zstd, t.encrypted, t.producer_sub, t.traceparent`;
+
+/**
+ * The deleted timers `d` as the append's `frames`, in deliverAt order, each with its replacement
+ * bytes from `o` (tid, payload, encrypted) when it has some.
+ */
+export const FRAMES_OF_D = `frames AS (
+  SELECT row_number() OVER (ORDER BY d.deliver_at, d.timer_key) AS ord, d.tenant, d.message_id AS id, d.queue,
+    d.partition, d.txn AS transaction_id,
+    CASE WHEN o.tid IS NOT NULL THEN o.payload WHEN d.payload_zstd THEN NULL ELSE d.payload END AS payload,
+    coalesce(o.encrypted, d.encrypted) AS encrypted, d.producer_sub, d.timer_key, d.deliver_at,
+    substr(d.traceparent, 4, 32)::uuid AS trace_id, d.traceparent
+  FROM d LEFT JOIN o ON o.tid = d.tid
+)`;
+
 /**
  * The fired timers as frames (see the header); feeds the log's one append statement. Locked here
  * (`lockedHere`): the statement takes the destination partitions' append lock itself ($7–$9,
@@ -77,16 +94,8 @@ o AS (
   DELETE FROM timers t
   WHERE t.ctid = ANY ($2::tid[]) AND ${tenantPin('t', '$6')} AND ($1::uuid IS NULL OR t.claim_token = $1)
     AND (t.deliver_at <= statement_timestamp()) IS TRUE AND NOT ${PAUSED}${lockedHere ? ' AND (SELECT ok FROM ready)' : ''}
-  RETURNING t.ctid AS tid, t.tenant, t.queue, t.partition, t.timer_key, t.deliver_at, t.txn, t.message_id,
-    t.payload, t.payload_zstd, t.encrypted, t.producer_sub, t.traceparent
-), frames AS (
-  SELECT row_number() OVER (ORDER BY d.deliver_at, d.timer_key) AS ord, d.tenant, d.message_id AS id, d.queue,
-    d.partition, d.txn AS transaction_id,
-    CASE WHEN o.tid IS NOT NULL THEN o.payload WHEN d.payload_zstd THEN NULL ELSE d.payload END AS payload,
-    coalesce(o.encrypted, d.encrypted) AS encrypted, d.producer_sub, d.timer_key, d.deliver_at,
-    substr(d.traceparent, 4, 32)::uuid AS trace_id, d.traceparent
-  FROM d LEFT JOIN o ON o.tid = d.tid
-)`;
+  RETURNING ${DELETED_TIMER}
+), ${FRAMES_OF_D}`;
 
 export const FIRED_FRAMES = firedFrames(false);
 const FIRED_FRAMES_LOCKED_HERE = firedFrames(true);
@@ -99,7 +108,7 @@ const FIRED_FRAMES_LOCKED_HERE = firedFrames(true);
  * loop, a quadratic scan that dominated the fire once an ANALYZE had sampled claimed rows
  * (docs/benchmarks.md).
  */
-export const COLLIDED = `
+export const collided = (tenants: string) => `
 collided AS (
   ${INSERT_DEAD_LETTERS}
   SELECT f.tenant, f.queue, f.partition, '${TIMER_DLQ_CONSUMER_GROUP}', f.id, f.transaction_id, f.payload, f.encrypted,
@@ -111,29 +120,37 @@ collided AS (
   WHERE (SELECT count(*) FROM appended) < (SELECT count(*) FROM frames)
     AND NOT EXISTS (SELECT 1 FROM appended a WHERE a.tenant = f.tenant AND a.id = f.id::text)
     AND NOT EXISTS (SELECT 1 FROM messages m
-                     WHERE m.tenant = f.tenant AND ${tenantPin('m', '$6')} AND m.queue = f.queue AND m.partition = f.partition
+                     WHERE m.tenant = f.tenant AND ${tenantPin('m', tenants)} AND m.queue = f.queue AND m.partition = f.partition
                        AND m.transaction_id = f.transaction_id AND m.timer_key = f.timer_key)
   RETURNING 1
 )`;
 
-/** The fire's one result row (see the header); locked here, `unready` says the partitions refused it (firedFrames). */
-const fireResult = (lockedHere: boolean) => `
+export const COLLIDED = collided('$6');
+
+/**
+ * The fire's one result row (see the header): `early` and `unready` as SQL (locked here, `unready`
+ * says the partitions refused it: firedFrames), then `more` columns.
+ */
+export const fireResult = (early: string, unready: string, more = '') => `
 SELECT (SELECT count(*) FROM d)::int AS deleted,
   (SELECT count(*) FROM appended)::int AS inserted,
   (SELECT count(*) FROM collided)::int AS collided,
   (SELECT coalesce(json_agg(g), '[]'::json)
      FROM (SELECT tenant, queue, array_agg(DISTINCT partition) AS partitions, array_agg(lag) AS lags
              FROM appended GROUP BY tenant, queue) g) AS queues,
-  (SELECT coalesce(array_agg(t.ctid::text), '{}') FROM timers t
-    WHERE (SELECT count(*) FROM d) < cardinality($2::tid[])
-      AND t.ctid = ANY ($2::tid[]) AND ${tenantPin('t', '$6')} AND ($1::uuid IS NULL OR t.claim_token = $1)
-      AND (t.deliver_at > statement_timestamp()) IS TRUE) AS early,
+  ${early} AS early,
   (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS pg_now_ms,
   ${PAUSED} AS paused,
-  ${lockedHere ? 'NOT (SELECT ok FROM ready)' : 'false'} AS unready`;
+  ${unready} AS unready${more}`;
 
-export const FIRE_RESULT = fireResult(false);
-const FIRE_RESULT_LOCKED_HERE = fireResult(true);
+/** The timers of $2 still ours that were not due on the fire's clock (see the header). */
+const EARLY = `(SELECT coalesce(array_agg(t.ctid::text), '{}') FROM timers t
+    WHERE (SELECT count(*) FROM d) < cardinality($2::tid[])
+      AND t.ctid = ANY ($2::tid[]) AND ${tenantPin('t', '$6')} AND ($1::uuid IS NULL OR t.claim_token = $1)
+      AND (t.deliver_at > statement_timestamp()) IS TRUE)`;
+
+export const FIRE_RESULT = fireResult(EARLY, 'false');
+const FIRE_RESULT_LOCKED_HERE = fireResult(EARLY, 'NOT (SELECT ok FROM ready)');
 
 export async function fireClaimed(
   db: SweeperDb,

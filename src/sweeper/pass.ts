@@ -387,13 +387,22 @@ export class SweepPass {
       for (let i = 0; i < stripes; i++) jobs.push({ stripe: i, stripes, group: ALL_TENANTS });
     }
     const fireJob = async ({ stripe, stripes, group }: (typeof jobs)[number]): Promise<boolean> => {
+      // In one statement until it refuses a batch; then the two-statement way for the rest of this pass (fireDue.ts).
+      let oneStatement = true;
       for (;;) {
-        const { rows, fired } = await fireDue(this.db, this.services.cipher, batchSize, stripe, stripes, group.tenants, (r, run) =>
-          fireSpan(r, undefined, run),
+        const { taken, fired, refused } = await fireDue(
+          this.db,
+          this.services.cipher,
+          batchSize,
+          stripe,
+          stripes,
+          group.tenants,
+          oneStatement,
         );
-        result.claimed += rows.length;
-        if (fired) this.recordFire(fired, rows.length, result);
-        if (rows.length < batchSize) return false;
+        if (refused) oneStatement = false;
+        result.claimed += taken;
+        if (fired) this.recordFire(fired, taken, result);
+        if (taken < batchSize) return false;
         if (this.stopping || performance.now() >= until) return true;
       }
     };

@@ -43,6 +43,21 @@ export function claimSpan(sentAt: number, limit: number, leaseMs: number, claime
   return trace.isSpanContextValid(span.spanContext()) ? trace.setSpan(context.active(), span) : undefined;
 }
 
+/** What a fire span says of each timer it fired (its link). */
+export type LinkedTimer = Pick<ClaimedTimer, 'tenant' | 'queue' | 'partition' | 'timerKey' | 'txn' | 'messageId' | 'traceparent'>;
+
+const FIRE_ATTRIBUTES = {
+  'messaging.system': MESSAGING_SYSTEM,
+  'messaging.operation.type': 'send',
+  'messaging.operation.name': 'fire',
+} as const;
+
+const firedAttributes = (fired: FireResult) => ({
+  'queen.fired': fired.deleted,
+  'queen.inserted': fired.inserted,
+  'queen.collided': fired.collided,
+});
+
 /**
  * Runs one fire batch inside its span. The per-timer work (parsing each stored traceparent, the
  * links and their attributes) is done only when the span records: with no SDK registered the
@@ -51,22 +66,45 @@ export function claimSpan(sentAt: number, limit: number, leaseMs: number, claime
  * fire batch does not have).
  */
 export async function fireSpan(rows: ClaimedTimer[], parent: Context | undefined, fire: () => Promise<FireResult>): Promise<FireResult> {
-  const attributes = {
-    'messaging.system': MESSAGING_SYSTEM,
-    'messaging.operation.type': 'send',
-    'messaging.operation.name': 'fire',
-    'messaging.batch.message_count': rows.length,
-  };
+  const attributes = { ...FIRE_ATTRIBUTES, 'messaging.batch.message_count': rows.length };
   return inSpan('fire timers', { kind: SpanKind.PRODUCER, attributes, parent }, async (span: Span) => {
     if (span.isRecording()) describeBatch(span, rows);
     const fired = await fire();
-    span.setAttributes({ 'queen.fired': fired.deleted, 'queen.inserted': fired.inserted, 'queen.collided': fired.collided });
+    span.setAttributes(firedAttributes(fired));
     return fired;
   });
 }
 
+/**
+ * The span of a batch that one statement chose and fired (fireDue.ts): its timers are known only
+ * once it has run, so the span is recorded then, from `sentAt`, as a claim's is (claimSpan): a
+ * batch that found nothing due records nothing, nor does one the statement refused (undefined:
+ * its two-statement fire records its own). `described`: the fired timers, when the statement was
+ * asked for them (tracingInstalled).
+ */
+export async function firedSpan<T extends { taken: number; described?: LinkedTimer[]; fired: FireResult }>(
+  sentAt: number,
+  fire: () => Promise<T | undefined>,
+): Promise<T | undefined> {
+  let done: T | undefined;
+  try {
+    done = await fire();
+  } catch (err) {
+    const span = tracer.startSpan('fire timers', { kind: SpanKind.PRODUCER, startTime: sentAt, attributes: FIRE_ATTRIBUTES });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message });
+    span.end();
+    throw err;
+  }
+  if (!done || done.taken === 0) return done;
+  const attributes = { ...FIRE_ATTRIBUTES, 'messaging.batch.message_count': done.taken, ...firedAttributes(done.fired) };
+  const span = tracer.startSpan('fire timers', { kind: SpanKind.PRODUCER, startTime: sentAt, attributes });
+  if (span.isRecording() && done.described) describeBatch(span, done.described);
+  span.end();
+  return done;
+}
+
 /** The batch's links (at most MAX_LINKS, the rest counted) and what its timers share. */
-function describeBatch(span: Span, rows: ClaimedTimer[]): void {
+function describeBatch(span: Span, rows: LinkedTimer[]): void {
   const links = [];
   let dropped = 0;
   for (const row of rows) {

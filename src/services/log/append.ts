@@ -49,20 +49,27 @@ SELECT k.tenant, k.queue, k.name AS partition, p.last_seq::float8 AS last_seq,
 
 /**
  * The append lock inside the appending statement itself, as a condition its source puts on its
- * rows (the sweeper's fire, src/sweeper/fireClaimed.ts): true when every partition of $7, $8, $9
- * (tenants, queues, names: partitionKeys' arrays) exists and has held a frame, each then locked
- * FOR UPDATE in that (key) order, as lockPartitionsForAppend locks. The source evaluates it before
- * its first row, so before the insert draws a seq; when it is false the source yields no frame
- * (and the caller appends again through append(), which creates partitions and consumer rows). A
- * scalar subquery runs once per statement; each key is looked up by a lateral probe, as above.
- * Not on Citus (the fire takes the lock statement there, see fireClaimed.ts).
+ * rows (the sweeper's fires, src/sweeper/fireClaimed.ts and fireDue.ts): true when every partition
+ * of `keys` (a FROM item of distinct (tenant, queue, name) rows in key order; `count` says how
+ * many) exists and has held a frame, each then locked FOR UPDATE in that order, as
+ * lockPartitionsForAppend locks. The source evaluates it before its first row, so before the
+ * insert draws a seq; when it is false the source yields no frame (and the caller appends again
+ * through append(), which creates partitions and consumer rows). A scalar subquery runs once per
+ * statement; each key is looked up by a lateral probe, as above. Not on Citus (the fire takes the
+ * lock statement there, see fireClaimed.ts).
  */
-export const PARTITIONS_LOCKED_HERE = `
-(SELECT count(*) FROM unnest($7::text[], $8::text[], $9::text[]) AS k(tenant, queue, name)
+export const partitionsLockedHere = (keys: string, count: string) => `
+(SELECT count(*) FROM ${keys}
   CROSS JOIN LATERAL (
         SELECT 1 FROM partitions p
          WHERE p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name AND p.last_seq > 0 FOR UPDATE OF p) p
-) = cardinality($7::text[])`;
+) = ${count}`;
+
+/** partitionsLockedHere over $7, $8, $9 (tenants, queues, names: partitionKeys' arrays). */
+export const PARTITIONS_LOCKED_HERE = partitionsLockedHere(
+  'unnest($7::text[], $8::text[], $9::text[]) AS k(tenant, queue, name)',
+  'cardinality($7::text[])',
+);
 
 /** The distinct partitions of `partitions`, in key (byte) order: the order every append locks them in. */
 export function partitionKeys(partitions: PartitionKey[]): PartitionKey[] {
