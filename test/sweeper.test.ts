@@ -456,7 +456,7 @@ describe('sweepOnce', () => {
     async () => {
       const db = new SweeperDb(tb.broker.db, () => {});
       const cipher = tb.broker.services.cipher;
-      const fire = () => fireDue(db, cipher, 100, 0, 1, null, true);
+      const fire = () => fireDue(db, cipher, { size: 100, stripe: 0, stripes: 1, tenants: null }, true);
       try {
         // A partition that never held a frame: refused (append() gives it its consumer rows first), fired all the same.
         await insertTimers(tb.sql, { queue: 'one-statement', keyPrefix: 'first', count: 2 });

@@ -102,6 +102,17 @@ export const DUE_FIRE_SQL = appendSql({
   tenants: '$4',
 });
 
+/** Which due timers a batch takes: the parameters of the header. */
+export interface DueBatch {
+  /** At most this many ($1). */
+  size: number;
+  /** This stripe of `stripes` ($3, $2). */
+  stripe: number;
+  stripes: number;
+  /** The shard group's tenants ($4; null on plain PostgreSQL). */
+  tenants: string[] | null;
+}
+
 export interface DueFire {
   /** How many due timers the transaction locked (and fired, unless it threw). */
   taken: number;
@@ -117,43 +128,28 @@ export interface DueFire {
  * row cannot be fired (unpack, constraint): the pass then claims the due timers to find and
  * charge the failing ones (pass.ts).
  */
-export async function fireDue(
-  db: SweeperDb,
-  cipher: PayloadCipher | undefined,
-  batchSize: number,
-  stripe: number,
-  stripes: number,
-  tenants: string[] | null,
-  oneStatement: boolean,
-): Promise<DueFire> {
+export async function fireDue(db: SweeperDb, cipher: PayloadCipher | undefined, batch: DueBatch, oneStatement: boolean): Promise<DueFire> {
+  const { size, stripe, stripes, tenants } = batch;
   if (oneStatement && tenants === null && !db.embedded) {
     const describe = tracingInstalled();
     const done = await firedSpan(Date.now(), async () => {
       const [r] = (
-        await db.transaction((tx) =>
-          commitWith<any>(tx, DUE_FIRE_SQL, [batchSize, stripes, stripe, null, describe], db.named('qt_due_fire')),
-        )
+        await db.transaction((tx) => commitWith<any>(tx, DUE_FIRE_SQL, [size, stripes, stripe, null, describe], db.named('qt_due_fire')))
       ).rows;
       const { pg_now_ms: pgNowMs, taken, described, unready, ...fired } = r;
       return unready ? undefined : { taken, described: described ?? undefined, fired: { ...fired, pgNowMs } as FireResult };
     });
     if (done) return { taken: done.taken, fired: done.taken > 0 ? done.fired : undefined, refused: false };
-    return { ...(await inTwoStatements(db, cipher, batchSize, stripe, stripes, tenants)), refused: true };
+    return { ...(await inTwoStatements(db, cipher, batch)), refused: true };
   }
-  return { ...(await inTwoStatements(db, cipher, batchSize, stripe, stripes, tenants)), refused: false };
+  return { ...(await inTwoStatements(db, cipher, batch)), refused: false };
 }
 
 /** The batch chosen and locked by DUE_SQL, then fired by fireClaimed.ts's statement with its COMMIT. */
-function inTwoStatements(
-  db: SweeperDb,
-  cipher: PayloadCipher | undefined,
-  batchSize: number,
-  stripe: number,
-  stripes: number,
-  tenants: string[] | null,
-): Promise<Omit<DueFire, 'refused'>> {
+function inTwoStatements(db: SweeperDb, cipher: PayloadCipher | undefined, batch: DueBatch): Promise<Omit<DueFire, 'refused'>> {
+  const { size, stripe, stripes, tenants } = batch;
   return db.transaction(async (tx) => {
-    const rows = (await runStatement(tx, DUE_SQL, [batchSize, stripes, stripe, tenants], db.named('qt_due'))).rows.map(takenTimer);
+    const rows = (await runStatement(tx, DUE_SQL, [size, stripes, stripe, tenants], db.named('qt_due'))).rows.map(takenTimer);
     if (rows.length === 0) return { taken: 0, fired: undefined };
     const replacements = new Map<string, Replacement>();
     for (const row of rows) {

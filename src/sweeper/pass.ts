@@ -390,15 +390,8 @@ export class SweepPass {
       // In one statement until it refuses a batch; then the two-statement way for the rest of this pass (fireDue.ts).
       let oneStatement = true;
       for (;;) {
-        const { taken, fired, refused } = await fireDue(
-          this.db,
-          this.services.cipher,
-          batchSize,
-          stripe,
-          stripes,
-          group.tenants,
-          oneStatement,
-        );
+        const batch = { size: batchSize, stripe, stripes, tenants: group.tenants };
+        const { taken, fired, refused } = await fireDue(this.db, this.services.cipher, batch, oneStatement);
         if (refused) oneStatement = false;
         result.claimed += taken;
         if (fired) this.recordFire(fired, taken, result);
