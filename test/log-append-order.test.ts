@@ -162,6 +162,10 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     return claim.rows;
   };
 
+  /** fireClaimed's statement as it locks its partitions itself (`lockedInStatement`), alone in its transaction: no fallback. */
+  const fireLockedHere = (db: SweeperDb, token: string, rows: ClaimedTimer[]) =>
+    inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, new Map(), undefined, null, true), { replay: false });
+
   it('a fire from the window locks a partition that holds frames in its one statement, and waits there for an append in flight', async () => {
     await push(tb, [{ queue: 'window', payload: 'before', transactionId: 'w0' }]);
     const db = new SweeperDb(tb.broker.db, () => {});
@@ -201,9 +205,7 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     try {
       const token = '00000000-0000-4000-8000-00000000a002';
       const rows = await claimOne(db, 'fresh', 'f1', token);
-      const here = await inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, new Map(), undefined, null, true), {
-        replay: false,
-      });
+      const here = await fireLockedHere(db, token, rows);
       expect(here).toMatchObject({ deleted: 0, inserted: 0, unready: true });
       expect((await tb.sql.query(`SELECT count(*)::int AS n FROM timers WHERE queue = 'fresh'`)).rows[0].n).toBe(1);
       expect(await fireClaimed(db, token, rows, new Map())).toMatchObject({ deleted: 1, inserted: 1 });
@@ -231,9 +233,7 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
       const rows = (await claimDue(db, token, 10, 60_000, 3_600_000)).rows;
       expect(rows.map((r) => r.timerKey).sort()).toEqual(['m1', 'm2']);
       // One partition without a frame refuses the statement: the held one's timer is not fired alone.
-      const here = await inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, new Map(), undefined, null, true), {
-        replay: false,
-      });
+      const here = await fireLockedHere(db, token, rows);
       expect(here).toMatchObject({ deleted: 0, inserted: 0, unready: true });
       expect((await tb.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'split'`)).rows[0].n).toBe(1);
       expect(await fireClaimed(db, token, rows, new Map())).toMatchObject({ deleted: 2, inserted: 2 });
@@ -250,9 +250,7 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     try {
       const token = '00000000-0000-4000-8000-00000000a003';
       const rows = await claimOne(db, 'later', 'l1', token, 60_000);
-      const here = await inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, new Map(), undefined, null, true), {
-        replay: false,
-      });
+      const here = await fireLockedHere(db, token, rows);
       expect(here).toMatchObject({ deleted: 0, inserted: 0, unready: false, early: [rows[0].tid] });
       expect((await tb.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'later'`)).rows[0].n).toBe(1);
     } finally {
