@@ -5,7 +5,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type Message } from '../sdk/src/index.ts';
-import { normaliseTraceparent, parseTraceparent, traceIdAsUuid } from '../src/tracing.ts';
+import { normaliseTraceparent, parseTraceparent, traceIdAsUuid, tracingInstalled } from '../src/tracing.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 
 const exporter = new InMemorySpanExporter();
@@ -201,6 +201,8 @@ describe('a traceparent carried from the producer to the consumer, end to end', 
     const frame = await consumeAndCheck('trace-timer', stored);
     checkFire('trace-timer', 'k1', stored, frame);
 
+    // The SDK this file registers is seen, so the one statement below returns the fired timers for the links.
+    expect(tracingInstalled()).toBe(true);
     // Its partition holds a frame now: on PostgreSQL the next due timer is chosen and fired by one
     // statement, whose span is recorded once it has run (src/sweeper/fireDue.ts); linked the same way.
     await api(tb, 'POST', '/api/v1/timers', {

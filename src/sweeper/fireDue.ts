@@ -71,12 +71,12 @@ export const DUE_SQL = dueRows(TAKEN_COLUMNS);
 const DUE_FRAMES = `
 due AS MATERIALIZED (${dueRows('t.ctid AS tid, t.tenant, t.queue, t.partition, t.payload_zstd')}
 ),
+keys AS MATERIALIZED (SELECT DISTINCT tenant, queue, partition AS name FROM due),
 ready AS (
   SELECT NOT EXISTS (SELECT 1 FROM due WHERE payload_zstd)
      AND ${partitionsLockedHere(
-       `(SELECT * FROM (SELECT DISTINCT tenant, queue, partition AS name FROM due) n
-          ORDER BY tenant COLLATE "C", queue COLLATE "C", name COLLATE "C") k`,
-       '(SELECT count(*) FROM (SELECT DISTINCT tenant, queue, partition FROM due) n)',
+       `(SELECT * FROM keys ORDER BY tenant COLLATE "C", queue COLLATE "C", name COLLATE "C") k`,
+       '(SELECT count(*) FROM keys)',
      )} AS ok
 ),
 o AS (SELECT NULL::tid AS tid, NULL::bytea AS payload, NULL::boolean AS encrypted WHERE false),
