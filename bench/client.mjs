@@ -123,10 +123,7 @@ async function drain() {
         const a = await call('POST', '/api/v1/ack/batch', { acknowledgments: acks });
         ackMs.push(performance.now() - t1);
         if (a.status !== 200) errors[`ack ${a.status}`] = (errors[`ack ${a.status}`] ?? 0) + 1;
-        else
-          for (const x of a.body)
-            if (!x.success) errors[`ack ${x.code}`] = (errors[`ack ${x.code}`] ?? 0) + 1;
-            else for (const x of a.body) if (!x.success) errors[`ack ${x.code}`] = (errors[`ack ${x.code}`] ?? 0) + 1;
+        else for (const x of a.body) if (!x.success) errors[`ack ${x.code}`] = (errors[`ack ${x.code}`] ?? 0) + 1;
       }
     }),
   );

@@ -41,6 +41,9 @@ export interface LogBenchContext {
   secret: string;
   emit: (o: Record<string, unknown>) => void;
   trickle: (queueLoad: () => Promise<unknown>) => Promise<unknown>;
+  /** How long the busy trickle's load must last (from its start to the trickle's last fire), and its backlog. */
+  busyMs: number;
+  backlog: number;
 }
 
 /** Runs one job of bench/client.mjs in a child process; resolves with its JSON result. */
@@ -98,20 +101,37 @@ async function benchCaller(ctx: Pick<LogBenchContext, 'broker' | 'base' | 'secre
 }
 
 /**
- * The trickle's fire lag (`trickle`, emitted as logTrickle) while 4 consumers drain 50,000 frames
- * at full speed and 1,000 long-polls wait on an idle queue, all from a client process; the long-polls
- * hold until the trickle is over. Also alone: `npm run bench -- trickle-busy`.
+ * The trickle's fire lag (`trickle`, emitted as logTrickle) while 4 consumers drain a backlog at
+ * full speed and 1,000 long-polls wait on an idle queue, all from a client process. The backlog is
+ * sized to outlast the trickle (`busyMs`, from the load's start to the trickle's last fire), and the
+ * drain stops at that deadline: the load covers the whole trickle, not only its start. In the
+ * line, `load.received` below `load.backlog` says the consumers were still draining when the
+ * trickle ended; equal to it, that they ran dry after `load.seconds`. Also alone: `npm run bench --
+ * trickle-busy [--busy-backlog=N]`.
  */
-export async function measureBusyTrickle(ctx: Pick<LogBenchContext, 'broker' | 'sql' | 'base' | 'secret' | 'trickle'>) {
-  const { sql } = ctx;
+export async function measureBusyTrickle(
+  ctx: Pick<LogBenchContext, 'broker' | 'sql' | 'base' | 'secret' | 'trickle' | 'busyMs' | 'backlog'>,
+) {
+  const { sql, busyMs, backlog } = ctx;
   const { pushAll, url, token } = await benchCaller(ctx);
   await resetLog(sql);
-  await pushAll('busy', 50_000, 8);
-  const idle = client({ kind: 'idle', url, token, queue: 'idle', waiters: 1000, holdMs: 35_000 });
+  await pushAll('busy', backlog, 8, 1000);
+  const idle = client({ kind: 'idle', url, token, queue: 'idle', waiters: 1000, holdMs: busyMs + 5_000 });
   await new Promise((r) => setTimeout(r, 2_000)); // the long-polls are in
-  await ctx.trickle(() =>
-    client({ kind: 'drain', url, token, queue: 'busy', consumers: 4, batch: 100, autoAck: false, expect: 50_000, limitMs: 60_000 }),
-  );
+  await ctx.trickle(async () => ({
+    backlog,
+    ...(await client({
+      kind: 'drain',
+      url,
+      token,
+      queue: 'busy',
+      consumers: 4,
+      batch: 100,
+      autoAck: false,
+      expect: backlog,
+      limitMs: busyMs,
+    })),
+  }));
   await idle;
 }
 
