@@ -13,7 +13,11 @@ export const COMPRESS_MIN_SAVING = 0.1;
 const ZSTD_LEVEL = 3;
 
 let ready: Promise<void> | undefined;
-/** Loads the zstd wasm module once per process. */
+/**
+ * Loads the zstd wasm module once per process. Nothing else may call the library's init(): each
+ * call instantiates the module again, and its memory views then stay on the old instance, so that
+ * every decompress after it fails (`code -10`, the frame read as zeros).
+ */
 export function initCodec(): Promise<void> {
   ready ??= init();
   return ready;
