@@ -3,6 +3,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The zstd module is initialised once per process by src/payload.ts (initCodec); another init()
+// would leave the library's memory views on a stale instance and break every later decompress.
+const zstdOnlyThroughPayload = {
+  name: '@bokuweb/zstd-wasm',
+  message: 'use src/payload.ts (maybeCompress, zstdDecompress): a second init() of the module breaks it',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'src/generated/', 'sdk/src/generated/', 'sdk/dist/', 'dist/', '.queen-data/'] },
   js.configs.recommended,
@@ -23,11 +30,16 @@ export default tseslint.config(
     },
   },
   {
+    ignores: ['src/payload.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [zstdOnlyThroughPayload] }] },
+  },
+  {
     files: ['src/services/**/*.ts', 'src/sweeper/**/*.ts', 'src/db/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
+          paths: [zstdOnlyThroughPayload],
           patterns: [
             { group: ['**/routers/*', '**/http/*', '**/trpc.ts', '**/app.ts'], message: 'domain code must not import the transport layer' },
           ],
