@@ -123,7 +123,7 @@ describe('plans on tables analysed while empty', () => {
     ['lockPartitions', LOCK_PARTITIONS_SQL, () => [['acme'], ['wide'], ['p5'], null]],
     [
       'append (push)',
-      appendSql({ ctes: PUSHED_FRAMES, params: [], result: PUSH_RESULT, tenants: 'ARRAY[$1::text]' }),
+      appendSql({ ctes: PUSHED_FRAMES, result: PUSH_RESULT, tenants: 'ARRAY[$1::text]' }),
       () => [
         'acme',
         ['00000000-0000-0000-0000-000000000001'],

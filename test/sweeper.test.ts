@@ -335,7 +335,7 @@ describe('sweepOnce', () => {
         token,
       ])
     ).rows.map((r: { tid: string }) => r.tid);
-    const sql = appendSql({ ctes: FIRED_FRAMES, after: COLLIDED, params: [], result: FIRE_RESULT, tenants: '$6' });
+    const sql = appendSql({ ctes: FIRED_FRAMES, after: COLLIDED, result: FIRE_RESULT, tenants: '$6' });
     const plan = await inTransaction(
       tb.broker.db.pool,
       async (tx) => {

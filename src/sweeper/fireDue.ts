@@ -90,7 +90,6 @@ export const DUE_FIRE_SQL = appendSql({
   ctes: DUE_FRAMES,
   createdAt: 'statement_timestamp()',
   after: collided('$4'),
-  params: [],
   result: fireResult(
     `'{}'::text[]`,
     'NOT (SELECT ok FROM ready)',

@@ -129,9 +129,10 @@ export interface FrameSource {
  * partition row needs no such care (this transaction has held it since lockPartitionsForAppend);
  * it is updated by key too, as Citus routes no modification that addresses rows by ctid through
  * another CTE. The source's tenants (`tenants`) pin the consumer rows' lock, so that on Citus the
- * statement runs on the one shard group they share.
+ * statement runs on the one shard group they share. The text needs none of the source's
+ * parameters nor its name (a statement built once, like the sweeper's, has neither yet).
  */
-export const appendSql = (s: FrameSource) => {
+export const appendSql = (s: Omit<FrameSource, 'params' | 'name'>) => {
   const pin = (alias: string) => tenantPin(alias, s.tenants);
   return `
 WITH ${s.ctes},
