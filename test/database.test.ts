@@ -28,6 +28,16 @@ async function freshDatabase(): Promise<{ db: Database; drop(): Promise<void> }>
   return { db, drop: () => db.close() };
 }
 
+/**
+ * The pool, listening for errors as the broker's pools do (src/db/index.ts). pg-pool's end()
+ * resolves before its connections have closed, and dropping the test database terminates them: an
+ * idle connection's error then goes to the pool, which throws it uncaught when nothing listens.
+ */
+function listening<P extends pg.Pool>(pool: P): P {
+  pool.on('error', () => {});
+  return pool;
+}
+
 describe('migrations', () => {
   let fresh: Awaited<ReturnType<typeof freshDatabase>>;
   beforeAll(async () => {
@@ -38,7 +48,7 @@ describe('migrations', () => {
   it('applies every migration exactly once when two brokers boot at the same time', async () => {
     // Embedded PGlite serves one connection at a time (src/db/index.ts): there the two migrators
     // share the broker's pool and queue behind each other; on a server they race for real.
-    const second = onRealPostgres ? new pg.Pool({ connectionString: fresh.db.url, max: 2 }) : fresh.db.pool;
+    const second = onRealPostgres ? listening(new pg.Pool({ connectionString: fresh.db.url, max: 2 })) : fresh.db.pool;
     try {
       const [a, b] = await Promise.all([migrate(fresh.db.pool), migrate(second)]);
       const all = (await listMigrations()).map((m) => m.name);
@@ -204,7 +214,7 @@ describe('a database URL that lists several hosts', () => {
     const { db, drop } = await freshDatabase();
     const u = new URL(db.url);
     const url = `postgresql://${u.username}@127.0.0.1:${await closedPort()},${u.host}${u.pathname}`;
-    const pool = createPool(url, { max: 1 });
+    const pool = listening(createPool(url, { max: 1 }));
     try {
       const client = await pool.connect();
       try {
@@ -269,7 +279,7 @@ describe('a database URL that lists several hosts', () => {
     const server = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await server.connect();
     await server.query(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
-    const pool = createPool(scratch.url, { max: 2 });
+    const pool = listening(createPool(scratch.url, { max: 2 }));
     try {
       const readOnly = await pool.connect();
       const err = await readOnly.query('CREATE TABLE t (x int)').catch((e: unknown) => e);
