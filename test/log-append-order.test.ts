@@ -196,6 +196,79 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     expect(popped.body.messages.map((m: any) => m.transactionId)).toEqual(['w0', 'w1']);
   });
 
+  it('appends lock their partitions in key order, whatever order they name them in, so two appends never deadlock', async () => {
+    // Both partitions have held a frame: the fire below locks them in its own statement.
+    const seeded = await push(tb, [
+      { queue: 'lockorder', partition: 'pa', payload: 0 },
+      { queue: 'lockorder', partition: 'pb', payload: 0 },
+    ]);
+    expect(seeded.status).toBe(201);
+    const db = new SweeperDb(tb.broker.db, () => {});
+    const holder = new pg.Client({ connectionString: tb.config.DATABASE_URL });
+    const prober = new pg.Client({ connectionString: tb.config.DATABASE_URL });
+    await holder.connect();
+    await prober.connect();
+    const partitionRow = (name: string) => `SELECT 1 FROM partitions WHERE tenant = 'acme' AND queue = 'lockorder' AND name = '${name}'`;
+    /**
+     * Runs `append` while another transaction holds pb, and answers how a probe for pa fared once
+     * the append waits (its statement matching `waiting`): refused (55P03) if the append took pa
+     * first, as key order has it; free if it started with pb, in the order it was given.
+     */
+    const probeWhileWaiting = async (append: () => Promise<unknown>, waiting: string) => {
+      await holder.query('BEGIN');
+      await holder.query(`${partitionRow('pb')} FOR UPDATE`);
+      const pending = append();
+      pending.catch(() => {});
+      await waitFor(async () => {
+        const r = await tb.sql.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`,
+          [waiting],
+        );
+        return r.rowCount! > 0;
+      });
+      const probe = await prober.query(`${partitionRow('pa')} FOR UPDATE NOWAIT`).then(
+        () => 'free',
+        (err) => err.code,
+      );
+      await holder.query('COMMIT');
+      return { probe, appended: await pending };
+    };
+    try {
+      // A push naming pb before pa (the lock statement, append.ts).
+      const pushed = await probeWhileWaiting(
+        () =>
+          push(tb, [
+            { queue: 'lockorder', partition: 'pb', payload: 1 },
+            { queue: 'lockorder', partition: 'pa', payload: 2 },
+          ]),
+        '%FOR UPDATE OF p%',
+      );
+      expect(pushed.probe).toBe('55P03');
+      expect((pushed.appended as { status: number }).status).toBe(201);
+
+      // A fire whose batch has pb's timer first (the lock inside the fire statement, PARTITIONS_LOCKED_HERE).
+      const token = '00000000-0000-4000-8000-00000000a0b1';
+      const s = await api(tb, 'POST', '/api/v1/timers', {
+        body: {
+          operations: [
+            { op: 'schedule', queue: 'lockorder', partition: 'pb', timerKey: 'lb', delayMs: 0, payload: b64('{}') },
+            { op: 'schedule', queue: 'lockorder', partition: 'pa', timerKey: 'la', delayMs: 0, payload: b64('{}') },
+          ],
+        },
+      });
+      expect(s.status).toBe(200);
+      const rows = (await claimDue(db, token, 10, 60_000, 3_600_000)).rows.sort((a) => (a.partition === 'pb' ? -1 : 1));
+      expect(rows.map((r) => r.partition)).toEqual(['pb', 'pa']);
+      const fired = await probeWhileWaiting(() => fireLockedHere(db, token, rows), '%DELETE FROM timers%');
+      expect(fired.probe).toBe('55P03');
+      expect(fired.appended).toMatchObject({ deleted: 2, inserted: 2, unready: false });
+    } finally {
+      await holder.end();
+      await prober.end();
+      await db.end();
+    }
+  });
+
   it('a fire from the window into a partition that never held a frame is refused by that statement and appended the usual way', async () => {
     // A consumer group that knows the queue: the partition's first frame must give it a consumer row.
     await push(tb, [{ queue: 'fresh', partition: 'other', payload: 'elsewhere', transactionId: 'f0' }]);
