@@ -7,7 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type Message } from '../sdk/src/index.ts';
 import { normaliseTraceparent, parseTraceparent, traceIdAsUuid, tracingInstalled } from '../src/tracing.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { acceptQueue, rejectQueue } from './helpers/timers.ts';
+import { rejectQueue } from './helpers/timers.ts';
+import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -279,48 +280,54 @@ describe('a traceparent carried from the producer to the consumer, end to end', 
 });
 
 describe('a fire that fails', () => {
-  it('records its span with status ERROR and the database’s message: the one statement’s, then the claimed batch’s, linked', async () => {
+  // A broker of its own, its sweeper driven pass by pass: nothing else claims the timer first.
+  let fb: TestBroker;
+  let sweeper: Sweeper;
+  beforeAll(async () => {
+    fb = await startTestBroker();
+    sweeper = createSweeper(fb.broker.services);
+  });
+  afterAll(async () => {
+    await sweeper?.stop();
+    await fb?.close();
+  });
+
+  it('records its span with status ERROR and the database’s message: the due fire’s, then the claimed batch’s, linked', async () => {
     // The partition has held a frame, so on PostgreSQL the due timer is first taken by the one
     // statement (fireDue.ts, firedSpan); its failure sends the pass to claim it and fire the claimed
     // batch (pass.ts, fireSpan), which fails too and backs the timer off.
-    expect((await api(tb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'trace-fail', payload: 1 }] } })).status).toBe(201);
-    await rejectQueue(tb.sql, 'trace-fail');
-    try {
-      const res = await api(tb, 'POST', '/api/v1/timers', {
-        body: { operations: [{ op: 'schedule', queue: 'trace-fail', timerKey: 'f1', delayMs: 0, payload: b64('1') }] },
-        headers: { traceparent: CALLER },
-      });
-      expect(res.status).toBe(200);
-      const stored = serverSpan('POST /api/v1/timers')!.spanContext().spanId;
-      const timer = await waitFor(
-        async () => (await tb.sql.query(`SELECT attempts, last_error FROM timers WHERE queue = 'trace-fail' AND attempts > 0`)).rows[0],
-      );
-      expect(timer.last_error).toMatch(/^permanent: P0001: queue trace-fail rejects frames/);
+    expect((await api(fb, 'POST', '/api/v1/push', { body: { items: [{ queue: 'trace-fail', payload: 1 }] } })).status).toBe(201);
+    await rejectQueue(fb.sql, 'trace-fail');
+    const res = await api(fb, 'POST', '/api/v1/timers', {
+      body: { operations: [{ op: 'schedule', queue: 'trace-fail', timerKey: 'f1', delayMs: 0, payload: b64('1') }] },
+      headers: { traceparent: CALLER },
+    });
+    expect(res.status).toBe(200);
+    const stored = serverSpan('POST /api/v1/timers')!.spanContext().spanId;
+    expect(await sweeper.sweepOnce()).toEqual({ claimed: 1, fired: 0, failed: 1 });
+    const timer = (await fb.sql.query(`SELECT attempts, last_error FROM timers WHERE queue = 'trace-fail'`)).rows[0];
+    expect(timer.attempts).toBe(1);
+    expect(timer.last_error).toMatch(/^permanent: P0001: queue trace-fail rejects frames/);
 
-      const failed = exporter.getFinishedSpans().filter((s) => s.name === 'fire timers' && s.status.code === SpanStatusCode.ERROR);
-      for (const span of failed) {
-        expect(span.kind).toBe(SpanKind.PRODUCER);
-        expect(span.status.message).toMatch(/queue trace-fail rejects frames/);
-        expect(span.attributes).toMatchObject({ 'messaging.system': 'queen-timers', 'messaging.operation.name': 'fire' });
-        // Nothing fired: no outcome is claimed for it.
-        expect(span.attributes['queen.fired']).toBeUndefined();
-      }
-      // The claimed batch's: a child of its claim, linked to the request that scheduled the timer.
-      const claimed = failed.find((s) => s.parentSpanContext && s.links.some((l) => l.context.spanId === stored))!;
-      expect(claimed).toBeDefined();
-      expect(claimed.attributes).toMatchObject({ 'messaging.batch.message_count': 1, 'queen.timer_key': 'f1' });
-      const claim = exporter.getFinishedSpans().find((s) => s.spanContext().spanId === claimed.parentSpanContext?.spanId);
-      expect(claim?.name).toBe('claim timers');
-      // Before it, the due timer's own fire failed, a root span: on PostgreSQL the one statement's,
-      // which knows no timers (it never returned them); embedded, the two statements', linked.
-      const first = failed.find((s) => !s.parentSpanContext)!;
-      expect(first).toBeDefined();
-      expect(first.startTime[0] * 1e9 + first.startTime[1]).toBeLessThanOrEqual(claimed.startTime[0] * 1e9 + claimed.startTime[1]);
-      expect(first.links.map((l) => l.context.spanId)).toEqual(onRealPostgres ? [] : [stored]);
-    } finally {
-      await acceptQueue(tb.sql, 'trace-fail');
-      await tb.sql.query(`DELETE FROM timers WHERE queue = 'trace-fail'`);
+    const failed = exporter.getFinishedSpans().filter((s) => s.name === 'fire timers' && s.status.code === SpanStatusCode.ERROR);
+    expect(failed).toHaveLength(2);
+    for (const span of failed) {
+      expect(span.kind).toBe(SpanKind.PRODUCER);
+      expect(span.status.message).toMatch(/queue trace-fail rejects frames/);
+      expect(span.attributes).toMatchObject({ 'messaging.system': 'queen-timers', 'messaging.operation.name': 'fire' });
+      // Nothing fired: no outcome is claimed for it.
+      expect(span.attributes['queen.fired']).toBeUndefined();
     }
+    // First the due timer's own fire, a root span: on PostgreSQL the one statement's, which knows no
+    // timers (it never returned them); embedded, the two statements', linked.
+    const [due, claimed] = failed;
+    expect(due.parentSpanContext).toBeUndefined();
+    expect(due.links.map((l) => l.context.spanId)).toEqual(onRealPostgres ? [] : [stored]);
+    // Then the claimed batch's: a child of its claim, linked to the request that scheduled the timer.
+    expect(claimed.links.map((l) => l.context.spanId)).toEqual([stored]);
+    expect(claimed.attributes).toMatchObject({ 'messaging.batch.message_count': 1, 'queen.timer_key': 'f1' });
+    const claim = exporter.getFinishedSpans().find((s) => s.spanContext().spanId === claimed.parentSpanContext?.spanId);
+    expect(claim?.name).toBe('claim timers');
   });
 });
 
