@@ -9,7 +9,7 @@ import { inTransaction } from '../src/db/transaction.ts';
 import { claimDue, type ClaimedTimer } from '../src/sweeper/claimDue.ts';
 import { SweeperDb } from '../src/sweeper/db.ts';
 import { fireAndCommit, fireClaimed } from '../src/sweeper/fireClaimed.ts';
-import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
+import type { Sweeper } from '../src/sweeper/index.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { ack, b64, deadLetters, pop, push, replay } from './helpers/log.ts';
 
@@ -17,8 +17,8 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
   let tb: TestBroker;
   let sweeper: Sweeper;
   beforeAll(async () => {
-    tb = await startTestBroker();
-    sweeper = createSweeper(tb.broker.services);
+    tb = await startTestBroker({ sweeper: 'driven' });
+    sweeper = tb.sweeper!;
     // Widens an append's window: the insert of each timer frame, and of each frame whose payload
     // says "slow", sleeps half a second inside its transaction.
     await tb.sql.query(`
@@ -38,10 +38,7 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
       return r.rowCount! > 0;
     });
 
-  afterAll(async () => {
-    await sweeper?.stop();
-    await tb?.close();
-  });
+  afterAll(() => tb?.close());
 
   it('a push during a fire waits for it, so no consumer cursor passes the fired frame', async () => {
     const payload = b64('{"from":"timer"}');

@@ -3,20 +3,17 @@
 // the old definition after PUT answered; DELETE stops a schedule whatever the gates say; after a
 // pause, the latest missed occurrence fires and the earlier ones are counted.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
+import type { Sweeper } from '../src/sweeper/index.ts';
 import { admin, api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { b64, claimRow, metered } from './helpers/timers.ts';
 
 let tb: TestBroker;
 let sweeper: Sweeper;
 beforeAll(async () => {
-  tb = await startTestBroker();
-  sweeper = createSweeper(tb.broker.services);
+  tb = await startTestBroker({ sweeper: 'driven' });
+  sweeper = tb.sweeper!;
 });
-afterAll(async () => {
-  await sweeper?.stop();
-  await tb?.close();
-});
+afterAll(() => tb?.close());
 afterEach(async () => {
   await admin(tb, 'PUT', '/api/v1/admin/cluster', { body: { produceBlocked: false, sweeperPaused: false } });
   await admin(tb, 'PUT', '/api/v1/admin/tenants/acme', {

@@ -8,7 +8,6 @@ import { createClient, type Message } from '../sdk/src/index.ts';
 import { normaliseTraceparent, parseTraceparent, traceIdAsUuid, tracingInstalled } from '../src/tracing.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { rejectQueue } from './helpers/timers.ts';
-import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -282,15 +281,10 @@ describe('a traceparent carried from the producer to the consumer, end to end', 
 describe('a fire that fails', () => {
   // A broker of its own, its sweeper driven pass by pass: nothing else claims the timer first.
   let fb: TestBroker;
-  let sweeper: Sweeper;
   beforeAll(async () => {
-    fb = await startTestBroker();
-    sweeper = createSweeper(fb.broker.services);
+    fb = await startTestBroker({ sweeper: 'driven' });
   });
-  afterAll(async () => {
-    await sweeper?.stop();
-    await fb?.close();
-  });
+  afterAll(() => fb?.close());
 
   it('records its span with status ERROR and the database’s message: the due fire’s, then the claimed batch’s, linked', async () => {
     // The partition has held a frame, so on PostgreSQL the due timer is first taken by the one
@@ -304,7 +298,7 @@ describe('a fire that fails', () => {
     });
     expect(res.status).toBe(200);
     const stored = serverSpan('POST /api/v1/timers')!.spanContext().spanId;
-    expect(await sweeper.sweepOnce()).toEqual({ claimed: 1, fired: 0, failed: 1 });
+    expect(await fb.sweeper!.sweepOnce()).toEqual({ claimed: 1, fired: 0, failed: 1 });
     const timer = (await fb.sql.query(`SELECT attempts, last_error FROM timers WHERE queue = 'trace-fail'`)).rows[0];
     expect(timer.attempts).toBe(1);
     expect(timer.last_error).toMatch(/^permanent: P0001: queue trace-fail rejects frames/);

@@ -6,6 +6,7 @@ import { mintToken, type Grant } from '../../src/auth.ts';
 import { createBroker, type Broker } from '../../src/broker.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createScratchDatabase as createScratch } from '../../src/db/scratch.ts';
+import { createSweeper, type Sweeper } from '../../src/sweeper/index.ts';
 
 export const SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
 export const SERVER_URL = process.env.DATABASE_URL || undefined;
@@ -21,6 +22,8 @@ export interface TestBroker {
   url: string;
   /** A pg pool on the broker's database, for asserting and arranging state in SQL. */
   sql: pg.Pool;
+  /** With `sweeper: 'driven'`: a sweeper without its loop, which the test drives with sweepOnce(); stopped by close(). */
+  sweeper?: Sweeper;
   token(o?: { tenant?: string; sub?: string; grants?: Grant[]; expiresIn?: string }): Promise<string>;
   /** A credential of the operator tenant with the admin grant: what the admin routes take. */
   operatorToken(): Promise<string>;
@@ -32,7 +35,8 @@ export interface TestBrokerOptions {
   listen?: boolean;
   /** Reuse a database URL (several brokers on one database); embedded mode ignores it. */
   databaseUrl?: string;
-  sweeper?: boolean;
+  /** true: the broker's own sweeper loop; 'driven': none, and `sweeper` for the test to drive pass by pass. */
+  sweeper?: boolean | 'driven';
   /** Log lines (pino JSON, level info and up unless logLevel says otherwise) go here; none are written without it. */
   logLines?: string[];
   logLevel?: 'debug' | 'info';
@@ -49,7 +53,7 @@ export async function startTestBroker(o: TestBrokerOptions = {}): Promise<TestBr
     QUEEN_JWT_SECRET: SECRET,
     PORT: '0',
     HOST: '127.0.0.1',
-    QUEEN_SWEEPER_ENABLED: o.sweeper ? 'true' : 'false',
+    QUEEN_SWEEPER_ENABLED: o.sweeper === true ? 'true' : 'false',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...o.env,
   });
@@ -64,11 +68,13 @@ export async function startTestBroker(o: TestBrokerOptions = {}): Promise<TestBr
     await scratch?.drop();
     throw err;
   }
+  const sweeper = o.sweeper === 'driven' ? createSweeper(broker.services) : undefined;
   return {
     broker,
     config,
     url: address,
     sql: broker.db.pool,
+    sweeper,
     token: (t = {}) =>
       mintToken(SECRET, {
         tenant: t.tenant ?? 'acme',
@@ -78,6 +84,7 @@ export async function startTestBroker(o: TestBrokerOptions = {}): Promise<TestBr
       }),
     operatorToken: () => mintToken(SECRET, { tenant: config.QUEEN_OPERATOR_TENANT, sub: 'operator', grants: ['admin'] }),
     async close() {
+      await sweeper?.stop();
       await broker.close();
       await scratch?.drop();
     },
