@@ -11,7 +11,7 @@ import { listMigrations, migrate, MIGRATIONS_TABLE } from '../src/db/migrate.ts'
 import { createPool, KEEPALIVE_IDLE_MS, locatorFor, NoPrimaryError, parseDatabaseUrl } from '../src/db/primary.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServer } from 'node:net';
-import { admin, createScratchDatabase, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
+import { admin, createScratchDatabase, heedingErrors, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
 import { startProxy } from './helpers/proxy.ts';
 import { batch, sched } from './helpers/timers.ts';
 import { MAINTENANCE_LOCK_KEY, vacuumDuty } from '../src/maintenance/vacuum.ts';
@@ -28,16 +28,6 @@ async function freshDatabase(): Promise<{ db: Database; drop(): Promise<void> }>
   return { db, drop: () => db.close() };
 }
 
-/**
- * The pool, listening for errors as the broker's pools do (src/db/index.ts). pg-pool's end()
- * resolves before its connections have closed, and dropping the test database terminates them: an
- * idle connection's error then goes to the pool, which throws it uncaught when nothing listens.
- */
-function listening<P extends pg.Pool>(pool: P): P {
-  pool.on('error', () => {});
-  return pool;
-}
-
 describe('migrations', () => {
   let fresh: Awaited<ReturnType<typeof freshDatabase>>;
   beforeAll(async () => {
@@ -48,7 +38,7 @@ describe('migrations', () => {
   it('applies every migration exactly once when two brokers boot at the same time', async () => {
     // Embedded PGlite serves one connection at a time (src/db/index.ts): there the two migrators
     // share the broker's pool and queue behind each other; on a server they race for real.
-    const second = onRealPostgres ? listening(new pg.Pool({ connectionString: fresh.db.url, max: 2 })) : fresh.db.pool;
+    const second = onRealPostgres ? heedingErrors(new pg.Pool({ connectionString: fresh.db.url, max: 2 })) : fresh.db.pool;
     try {
       const [a, b] = await Promise.all([migrate(fresh.db.pool), migrate(second)]);
       const all = (await listMigrations()).map((m) => m.name);
@@ -214,7 +204,7 @@ describe('a database URL that lists several hosts', () => {
     const { db, drop } = await freshDatabase();
     const u = new URL(db.url);
     const url = `postgresql://${u.username}@127.0.0.1:${await closedPort()},${u.host}${u.pathname}`;
-    const pool = listening(createPool(url, { max: 1 }));
+    const pool = heedingErrors(createPool(url, { max: 1 }));
     try {
       const client = await pool.connect();
       try {
@@ -279,7 +269,7 @@ describe('a database URL that lists several hosts', () => {
     const server = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await server.connect();
     await server.query(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
-    const pool = listening(createPool(scratch.url, { max: 2 }));
+    const pool = heedingErrors(createPool(scratch.url, { max: 2 }));
     try {
       const readOnly = await pool.connect();
       const err = await readOnly.query('CREATE TABLE t (x int)').catch((e: unknown) => e);

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../src/db/scratch.ts';
 import { Notifier, RECONNECT_BASE_MS, RECONNECT_CAP_MS, reconnectDelayMs } from '../src/notify.ts';
-import { api, onRealPostgres, SERVER_URL, startTestBroker, waitFor } from './helpers/broker.ts';
+import { api, heedingErrors, onRealPostgres, SERVER_URL, startTestBroker, waitFor } from './helpers/broker.ts';
 
 describe('reconnectDelayMs', () => {
   it('is half fixed, half random: between full/2 and full of a doubling step', () => {
@@ -25,10 +25,7 @@ describe.skipIf(!onRealPostgres)('Notifier on real PostgreSQL', () => {
   const notifiers: Notifier[] = [];
   beforeAll(async () => {
     scratch = await createScratchDatabase(SERVER_URL!);
-    pool = new pg.Pool({ connectionString: scratch.url, max: 2 });
-    // pg-pool's end() resolves before its connections close; dropping the database terminates them,
-    // and an idle one's error would be thrown by a pool nobody listens to.
-    pool.on('error', () => {});
+    pool = heedingErrors(new pg.Pool({ connectionString: scratch.url, max: 2 }));
   });
   afterAll(async () => {
     for (const n of notifiers) await n.stop();
@@ -69,8 +66,7 @@ describe.skipIf(!onRealPostgres)('Notifier on real PostgreSQL', () => {
 describe.skipIf(!onRealPostgres)('a fire over many queues', () => {
   it('is heard by the other broker queue by queue, in notifications under the payload limit, with its partitions', async () => {
     const scratch = await createScratchDatabase(SERVER_URL!);
-    const pool = new pg.Pool({ connectionString: scratch.url, max: 2 });
-    pool.on('error', () => {}); // as above
+    const pool = heedingErrors(new pg.Pool({ connectionString: scratch.url, max: 2 }));
     const listening = new Notifier(pool, true);
     const publishing = new Notifier(pool, true);
     try {

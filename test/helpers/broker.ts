@@ -15,6 +15,17 @@ export const onRealPostgres = Boolean(SERVER_URL);
 /** An empty database of its own on the DATABASE_URL server (dropped by the caller). */
 export const createScratchDatabase = (serverUrl = SERVER_URL!) => createScratch(serverUrl);
 
+/**
+ * `pool`, listening for errors as the broker's pools do (src/db/index.ts): a pool over a scratch
+ * database must. pg-pool's end() resolves before its connections have closed, and dropping the
+ * database terminates them: an idle connection's error then goes to the pool, which throws it
+ * uncaught when nothing listens.
+ */
+export function heedingErrors<P extends pg.Pool>(pool: P): P {
+  pool.on('error', () => {});
+  return pool;
+}
+
 export interface TestBroker {
   broker: Broker;
   config: Config;
