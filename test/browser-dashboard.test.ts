@@ -47,6 +47,22 @@ async function textOf(locator: Locator, expected: string | RegExp): Promise<stri
   return text;
 }
 
+/**
+ * Waits until the timers table lists `expected` (its rows' keys, in order), then answers what it
+ * lists: the table's caption says what was searched before the rows of the answer are in.
+ */
+async function timerKeys(expected: string[]): Promise<(string | null)[]> {
+  const rows = page.locator('table.timers tbody tr');
+  const deadline = Date.now() + BROWSER_WAIT;
+  let keys: (string | null)[] = [];
+  while (Date.now() < deadline) {
+    keys = await rows.evaluateAll((trs) => trs.map((r) => r.getAttribute('data-key')));
+    if (JSON.stringify(keys) === JSON.stringify(expected)) return keys;
+    await page.waitForTimeout(100);
+  }
+  return keys;
+}
+
 async function shot(name: string) {
   await page.screenshot({ path: join(folder, `${name}.png`), fullPage: true });
 }
@@ -145,9 +161,7 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
     await page.getByRole('link', { name: 'reminders' }).click();
     await page.waitForURL(`${tb.url}/ui/queues/reminders`);
     const byTime = await qt.timers.list('reminders', { order: 'deliverAt' });
-    const keys = () => page.locator('table.timers tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')));
-    await page.locator('table.timers tbody tr').first().waitFor();
-    expect(await keys()).toEqual(byTime.rows.map((r) => r.timerKey));
+    expect(await timerKeys(byTime.rows.map((r) => r.timerKey))).toEqual(byTime.rows.map((r) => r.timerKey));
     expect(byTime.rows[0].timerKey).toBe('cart/9');
 
     const forecast = await qt.dashboard.forecast('reminders');
@@ -162,7 +176,7 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
     await page.getByRole('button', { name: 'Search' }).click();
     const byPrefix = await qt.timers.list('reminders', { order: 'key', prefix: 'user/' });
     await textOf(page.locator('table.timers caption'), /starting with "user\/"/);
-    expect(await keys()).toEqual(byPrefix.rows.map((r) => r.timerKey));
+    expect(await timerKeys(byPrefix.rows.map((r) => r.timerKey))).toEqual(byPrefix.rows.map((r) => r.timerKey));
     expect(byPrefix.rows).toHaveLength(6);
 
     // Peek: a JSON payload is shown as JSON.
