@@ -6,8 +6,9 @@
 // usual batch (one kind of op, nothing a gate must count) reaches the database in three writes:
 // the plan read; BEGIN, the partitions and the upsert; the rate window and meter with the COMMIT.
 //
-// Time is PostgreSQL's: deliverAt = now() + delayMs is computed in SQL (returned as microseconds,
-// rendered as isoSql would by isoFromMicros), and the rate window is PostgreSQL's current second.
+// Time is PostgreSQL's: deliverAt = now() + delayMs is computed in SQL (the transaction's now()
+// comes back as microseconds, and the broker adds each op's delay and renders the instant as isoSql
+// would, by isoFromMicros), and the rate window is PostgreSQL's current second.
 import { randomUUID } from 'node:crypto';
 import type { CancelResult, TimerOperation, TimerResult, TimerStatus } from '../../contract/timers.ts';
 import { isoFromMicros, microsSql } from '../../db/sql.ts';
@@ -31,10 +32,15 @@ import { keyOf, prepare, seal, type Applied, type CancelOp, type PreparedOp, typ
  * Locks: the row of each key, taken in byte order of (queue, timer_key) so concurrent batches do
  * not deadlock on each other's keys. A conflicting row that is claimed is locked but not updated
  * (claimed at the row's now(), EXCLUDED.updated_at: Citus refuses a function in ON CONFLICT … WHERE).
- * Rows: one per key inserted or updated, carrying the txn and message id sent for it (an update sets
- * both from EXCLUDED), so they are not returned; a claimed key returns nothing (→ too_late).
+ * Row: one for the batch. A key inserted or updated carries the txn and message id sent for it (an
+ * update sets both from EXCLUDED) and its deliver_at is the transaction's now() plus delay_ms, so
+ * none of it comes back per row: `now_us` (microsSql), the message ids of the updated rows
+ * (rescheduled), and, only when some key was left alone because it is claimed (→ too_late), the
+ * message ids of every row written. A row per key cost the broker more than the rest of its reply
+ * (docs/benchmarks.md).
  */
 const UPSERT_SQL = `
+WITH u AS (
 INSERT INTO timers AS t (tenant, queue, timer_key, partition, deliver_at, txn, message_id, payload,
                          payload_zstd, encrypted, producer_sub, traceparent, updated_at)
 SELECT $1, i.queue, i.timer_key, i.partition, now() + i.delay_ms * interval '1 millisecond',
@@ -48,7 +54,12 @@ ON CONFLICT (tenant, queue, timer_key) DO UPDATE
        encrypted = EXCLUDED.encrypted, producer_sub = EXCLUDED.producer_sub, traceparent = EXCLUDED.traceparent, attempts = 0,
        last_error = NULL, claim_token = NULL, claim_expires_at = NULL, updated_at = EXCLUDED.updated_at
  WHERE ${notClaimedSql('t', 'EXCLUDED.updated_at')}
-RETURNING t.queue, t.timer_key, (t.xmax = 0) AS inserted, ${microsSql('t.deliver_at')} AS deliver_at_us`;
+RETURNING t.message_id, (t.xmax = 0) AS inserted
+)
+SELECT ${microsSql('now()')} AS now_us, count(*)::int AS affected,
+       array_agg(u.message_id::text) FILTER (WHERE NOT u.inserted) AS updated,
+       CASE WHEN count(*) < cardinality($3::text[]) THEN array_agg(u.message_id::text) END AS affected_ids
+  FROM u`;
 
 /**
  * cancelTimers — $1 tenant, $2 queues, $3 timer_keys (distinct keys).
@@ -116,7 +127,7 @@ async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: S
   if (ops.length === 0) return;
   const txns = ops.map((o) => o.txn ?? randomUUID());
   const messageIds = ops.map(() => randomUUID());
-  const r = await runStatement<{ queue: string; timer_key: string; inserted: boolean; deliver_at_us: number }>(
+  const r = await runStatement<{ now_us: number; affected: number; updated: string[] | null; affected_ids: string[] | null }>(
     q,
     UPSERT_SQL,
     [
@@ -135,27 +146,33 @@ async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: S
     ],
     statementName(q, 'qt_upsert'),
   );
-  const done = new Map(r.rows.map((row) => [keyOf(row.queue, row.timer_key), row]));
-  const states = await timerStates(
-    q,
-    tenant,
-    ops.filter((o) => !done.has(keyOf(o.queue, o.timerKey))),
-  );
+  const { now_us: nowUs, affected, updated, affected_ids: affectedIds } = r.rows[0];
+  // Every op's row was written, or some key is claimed and affected_ids lists those that were.
+  const written = affected < ops.length ? new Set(affectedIds) : undefined;
+  const rescheduled = new Set(updated);
+  const states = written
+    ? await timerStates(
+        q,
+        tenant,
+        ops.filter((_, i) => !written.has(messageIds[i])),
+      )
+    : new Map<string, { txn: string; claimed: boolean }>();
   const again: ScheduleOp[] = [];
   for (const [i, op] of ops.entries()) {
-    const row = done.get(keyOf(op.queue, op.timerKey));
     const base = { queue: op.queue, timerKey: op.timerKey };
-    if (row) {
+    if (!written || written.has(messageIds[i])) {
+      // deliver_at = now() + delayMs, exact as a double: the horizon (at most 2^31 s) keeps it below 2^53 µs.
+      const deliverAtUs = nowUs + op.delayMs * 1000;
       out[op.index] = {
         result: {
           ok: true,
-          status: row.inserted ? 'scheduled' : 'rescheduled',
+          status: rescheduled.has(messageIds[i]) ? 'rescheduled' : 'scheduled',
           ...base,
           txn: txns[i],
           messageId: messageIds[i],
-          deliverAt: isoFromMicros(row.deliver_at_us),
+          deliverAt: isoFromMicros(deliverAtUs),
         },
-        deliverAtMs: Math.ceil(row.deliver_at_us / 1000),
+        deliverAtMs: Math.ceil(deliverAtUs / 1000),
       };
     } else {
       // The upsert left the row alone: it is in a sweeper's hands. Report the txn it will deliver.
