@@ -72,6 +72,19 @@ describe('schedule', () => {
     for (const r of res.body.results) expect(r.deliverAt).toBe(byKey.get(r.timerKey));
   });
 
+  it('stores keys, txns and partitions that an array literal must escape exactly as sent', async () => {
+    // The upsert passes them as text[] parameters.
+    const awkward = ['a"b', 'c\\d', '\\"', '{x,y}', 'NULL', ' padded ', "it's"];
+    const res = await batch(
+      tb,
+      awkward.map((s, i) => sched('escapes', `${s}/${i}`, { txn: `${s}:${i}`, partition: s })),
+    );
+    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(awkward.map(() => 'scheduled'));
+    for (const [i, s] of awkward.entries()) {
+      expect(await row(tb, 'escapes', `${s}/${i}`)).toMatchObject({ txn: `${s}:${i}`, partition: s });
+    }
+  });
+
   it('mints a txn when none is supplied, and the default partition is Default', async () => {
     const res = await batch(tb, [sched('mint', 'k')]);
     const { txn } = res.body.results[0];
