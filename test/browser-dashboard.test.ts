@@ -34,33 +34,36 @@ let qt: QueenTimersClient;
 /** How the page writes a count the API gave: exact "1,204", estimated "≈ 10.2 M", capped "≥ 100,000". */
 const words = (c: Count) => count(c);
 
+/** Reads until `done` holds of what `read` answers, or BROWSER_WAIT passes; answers the last read. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + BROWSER_WAIT;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await page.waitForTimeout(100);
+    value = await read();
+  }
+  return value;
+}
+
 /** Waits until the element's text (trimmed) is `expected`, then answers it. */
 async function textOf(locator: Locator, expected: string | RegExp): Promise<string> {
   await locator.first().waitFor();
-  const deadline = Date.now() + BROWSER_WAIT;
-  let text = '';
-  while (Date.now() < deadline) {
-    text = (await locator.first().innerText()).trim();
-    if (typeof expected === 'string' ? text === expected || text.startsWith(expected) : expected.test(text)) return text;
-    await page.waitForTimeout(100);
-  }
-  return text;
+  return until(
+    async () => (await locator.first().innerText()).trim(),
+    (text) => (typeof expected === 'string' ? text === expected || text.startsWith(expected) : expected.test(text)),
+  );
 }
 
 /**
  * Waits until the timers table lists `expected` (its rows' keys, in order), then answers what it
  * lists: the table's caption says what was searched before the rows of the answer are in.
  */
-async function timerKeys(expected: string[]): Promise<(string | null)[]> {
+function timerKeys(expected: string[]): Promise<(string | null)[]> {
   const rows = page.locator('table.timers tbody tr');
-  const deadline = Date.now() + BROWSER_WAIT;
-  let keys: (string | null)[] = [];
-  while (Date.now() < deadline) {
-    keys = await rows.evaluateAll((trs) => trs.map((r) => r.getAttribute('data-key')));
-    if (JSON.stringify(keys) === JSON.stringify(expected)) return keys;
-    await page.waitForTimeout(100);
-  }
-  return keys;
+  return until(
+    () => rows.evaluateAll((trs) => trs.map((r) => r.getAttribute('data-key'))),
+    (keys) => JSON.stringify(keys) === JSON.stringify(expected),
+  );
 }
 
 async function shot(name: string) {
@@ -161,7 +164,8 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
     await page.getByRole('link', { name: 'reminders' }).click();
     await page.waitForURL(`${tb.url}/ui/queues/reminders`);
     const byTime = await qt.timers.list('reminders', { order: 'deliverAt' });
-    expect(await timerKeys(byTime.rows.map((r) => r.timerKey))).toEqual(byTime.rows.map((r) => r.timerKey));
+    const keysByTime = byTime.rows.map((r) => r.timerKey);
+    expect(await timerKeys(keysByTime)).toEqual(keysByTime);
     expect(byTime.rows[0].timerKey).toBe('cart/9');
 
     const forecast = await qt.dashboard.forecast('reminders');
@@ -176,7 +180,8 @@ describe.skipIf(skip)(title, { timeout: BROWSER_TEST_TIMEOUT }, () => {
     await page.getByRole('button', { name: 'Search' }).click();
     const byPrefix = await qt.timers.list('reminders', { order: 'key', prefix: 'user/' });
     await textOf(page.locator('table.timers caption'), /starting with "user\/"/);
-    expect(await timerKeys(byPrefix.rows.map((r) => r.timerKey))).toEqual(byPrefix.rows.map((r) => r.timerKey));
+    const keysByPrefix = byPrefix.rows.map((r) => r.timerKey);
+    expect(await timerKeys(keysByPrefix)).toEqual(keysByPrefix);
     expect(byPrefix.rows).toHaveLength(6);
 
     // Peek: a JSON payload is shown as JSON.
