@@ -113,6 +113,9 @@ export const configFields = z.object({
   QUEEN_SWEEPER_HANDOFF_MS: int(100, 0).describe(
     'hand-off window, in milliseconds: the sweeper claims timers due within this much of now and fires each from memory at its instant (a cancel or reschedule inside the window answers too_late); 0 claims only due timers.',
   ),
+  QUEEN_SWEEPER_FIRE_THREAD: bool(true).describe(
+    "the hand-off window's fires leave from a thread of the sweeper's own, with a connection of its own, at their instants, however busy the broker's main thread (real PostgreSQL, not Citus); false fires them from the main thread.",
+  ),
   QUEEN_SWEEPER_ENABLED: bool(true).describe('false runs an API-only broker (no sweeper).'),
   QUEEN_DEFAULT_HORIZON_SECONDS: int(90 * 24 * 3600, 1).describe(
     "the cell's horizon in seconds (default 90 days); a tenant's plan may only narrow it.",

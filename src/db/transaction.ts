@@ -211,3 +211,47 @@ export function unavailableOr(err: unknown): unknown {
   }
   return err;
 }
+
+/** One statement, as pg takes it. */
+export interface StatementText {
+  text: string;
+  values?: unknown[];
+  name?: string;
+}
+
+/** A statement's outcome as plain data (it crosses a thread): its rows, or its error's fields. */
+export type StatementOutcome = { ok: true; rows: unknown[] } | { ok: false; error: Record<string, unknown> };
+
+/**
+ * A transaction written down instead of run, to be run elsewhere in one write (the sweeper's fire
+ * thread, src/sweeper/fireThread.ts): it starts with BEGIN and takes every statement issued on it
+ * until close(); each one's promise settles with its outcome there (settle()). It says it
+ * pipelines, so commitWith issues the COMMIT without awaiting the statement.
+ */
+export class WrittenTransaction implements Queryable {
+  readonly pipeline = true;
+  private readonly queries: StatementText[] = [{ text: 'BEGIN' }];
+  private readonly answers: { resolve: (r: pg.QueryResult<any>) => void; reject: (e: Error) => void }[] = [];
+  private closed = false;
+
+  query<R extends pg.QueryResultRow = any>(q: string | StatementText, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.closed) return Promise.reject(new Error('a written transaction issues all its statements before it awaits one'));
+    this.queries.push(typeof q === 'string' ? { text: q, values } : { text: q.text, values: q.values, name: q.name });
+    return new Promise((resolve, reject) => this.answers.push({ resolve, reject }));
+  }
+
+  close(): StatementText[] {
+    this.closed = true;
+    return this.queries;
+  }
+
+  /** The statements' outcomes (BEGIN's first), or the failure of the whole transaction. */
+  settle(outcomes: StatementOutcome[] | undefined, failure?: Error): void {
+    this.answers.forEach((a, i) => {
+      const o = outcomes?.[i + 1];
+      if (!o) a.reject(failure ?? new Error('fewer outcomes than statements written'));
+      else if (o.ok) a.resolve({ rows: o.rows, rowCount: o.rows.length } as pg.QueryResult<any>);
+      else a.reject(Object.assign(new Error(String(o.error.message)), o.error));
+    });
+  }
+}

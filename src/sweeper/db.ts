@@ -16,22 +16,9 @@
 // awaited while it holds the connection).
 import pg from 'pg';
 import { guardClients, type Database } from '../db/index.ts';
-import { createPool } from '../db/primary.ts';
-import { SWEEPER_PLANS, sessionOptions, setLocal } from '../db/plannerSettings.ts';
+import { SWEEPER_PLANS, setLocal } from '../db/plannerSettings.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
-
-/**
- * On plain PostgreSQL each of the sweeper's connections keeps one generic plan per named statement.
- * Left to the plan cache, the claim, the backlog's lock statement and the wheel's one-write fire
- * were planned anew at every bind (PostgreSQL's log: bind 0.14, 0.22 and 1.1 ms, beside 0.03–0.06
- * ms with one plan): their generic plans are costed above the custom ones by the ten rows the
- * planner assumes for each unnest of a parameter, yet execute as fast (the same log). Not on a
- * Citus coordinator: there a statement's shard comes from its tenant parameter, and with generic
- * plans the sweeper fired nothing (test/citus-sweeper.test.ts). A database with the extension
- * counts as one, its tables distributed or not (QUEEN_DISTRIBUTED=none): plans as before there.
- */
-const ONE_PLAN_EACH = `SELECT set_config('plan_cache_mode', 'force_generic_plan', false)
-  WHERE NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`;
+import { createSweeperPool } from './connection.ts';
 
 /** Real PostgreSQL: a fire, the next batch's claim beside it, and one to spare. */
 export const SWEEPER_POOL_SIZE = 3;
@@ -49,17 +36,7 @@ export class SweeperDb implements Queryable {
       this.pool = db.pool;
       return;
     }
-    // The server itself, never a transaction pooler: the settings are session options, which
-    // PgBouncer would refuse (or, told to ignore them, drop). Its primary, when it lists several.
-    this.pool = createPool(db.directUrl, {
-      max: SWEEPER_POOL_SIZE,
-      connectionTimeoutMillis: 5_000,
-      idleTimeoutMillis: 60_000,
-      application_name: 'queen-timers-sweeper',
-      pipeline: true, // as the broker's pool (src/db/index.ts)
-      options: sessionOptions(SWEEPER_PLANS),
-      onConnect: (client) => client.query(ONE_PLAN_EACH),
-    });
+    this.pool = createSweeperPool(db.directUrl, SWEEPER_POOL_SIZE);
     // An idle connection killed under us (pg_terminate_backend, failover): the pool replaces it.
     this.pool.on('error', onError);
     guardClients(this.pool);

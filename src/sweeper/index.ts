@@ -85,6 +85,7 @@ class TimerSweeper implements Sweeper {
       offReconnect();
     };
     this.passes.pace();
+    this.passes.onWork = () => this.wake();
     this.loopDone = this.run();
   }
 

@@ -42,8 +42,9 @@ import {
   describe,
   isDatabaseLevel,
 } from './failures.ts';
-import { fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts';
+import { fireAndCommit, fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts';
 import { fireDue } from './fireDue.ts';
+import { FireThread } from './fireThread.ts';
 import type { Context } from '../tracing.ts';
 import { claimSpan, fireSpan } from './tracing.ts';
 import { Materializer } from './materializeDue.ts';
@@ -69,6 +70,8 @@ interface Batch {
   leaseEndsAt: number;
   /** The claim's span (src/sweeper/tracing.ts): the batch's fire spans are its children. */
   trace: Context | undefined;
+  /** A wheel's run sent to the fire thread: the local instant (preciseNow) it fires at. */
+  at?: number;
 }
 
 /** A claim's answer, with its token, when it was sent (local clock) and its span's context. */
@@ -89,6 +92,13 @@ interface Failure {
   err: unknown;
 }
 
+/** A batch's rows unpacked: the ones ready to fire with their replacement bytes, and the ones that failed to unpack. */
+interface Unpacked {
+  ready: ClaimedTimer[];
+  replacements: Map<string, Replacement>;
+  failures: Failure[];
+}
+
 /**
  * fireDue transactions side by side on real PostgreSQL, each on its own stripe of partitions: two
  * keep both of PostgreSQL's cores of the machine this was measured on busy (docs/benchmarks.md);
@@ -98,6 +108,14 @@ const FIRE_STRIPES = 2;
 
 /** How long one pass may keep firing a backlog of due timers before the wheel and the materializer get their turn. */
 const FIRE_BUDGET_MS = 50;
+
+/**
+ * How long before a wheel's instant its fire is sent to the fire thread (fireThread.ts), which
+ * then writes it at the instant: a main thread that wakes up to this much late still has the fire
+ * leave on time (under load it woke 13 ms late at p90 and 35 ms at p99, docs/benchmarks.md). At
+ * most the window (QUEEN_SWEEPER_HANDOFF_MS) in effect: only claimed timers are in the wheel.
+ */
+export const FIRE_LEAD_MS = 20;
 
 /**
  * Whether a claim due now waits for the wheel's next instant, `wheelIn` ms away: it does when that
@@ -141,6 +159,20 @@ export class SweepPass {
   private dueWaiting = true;
   /** A fireDue failed for reasons of its rows: the next claim takes due timers too, and isolates the failing ones. */
   private isolateDue = false;
+  /**
+   * The wheel's fires leave from a thread of their own (fireThread.ts), started at the first: on
+   * real PostgreSQL, with the broker's own clock (a test's injected clock is not the thread's).
+   * False with QUEEN_SWEEPER_FIRE_THREAD=false, on the embedded database, on Citus (fireWheel),
+   * and after the thread failed.
+   */
+  private threadAllowed: boolean;
+  private fireThread: FireThread | undefined;
+  /** How long before a wheel's instant its fire is sent (FIRE_LEAD_MS on the fire thread, else 0). */
+  private lead = 0;
+  /** Fires sent to the fire thread and not yet settled. */
+  private readonly onThread = new Set<Promise<void>>();
+  /** Called when something for the next pass came outside a pass (a fire on the thread settled): the loop wakes (index.ts). */
+  onWork: () => void = () => {};
 
   constructor(
     private readonly services: Services,
@@ -149,6 +181,7 @@ export class SweepPass {
   ) {
     this.cfg = services.config;
     this.clock = new PgClock(opts.clock);
+    this.threadAllowed = this.cfg.QUEEN_SWEEPER_FIRE_THREAD && !services.db.embedded && opts.clock === undefined;
     this.db = new SweeperDb(services.db, (err) => this.log.warn({ err }, 'idle sweeper connection lost'));
     this.materializer = new Materializer(this.db, services, this.log);
     services.metrics.handoffWindow.set(this.cfg.QUEEN_SWEEPER_HANDOFF_MS);
@@ -163,6 +196,16 @@ export class SweepPass {
   /** Paced by a loop: the materializer runs only when due (a pass driven by tests runs it every time). */
   pace(): void {
     this.materializer.paced = true;
+    // The fire thread takes a few hundred milliseconds to start (its modules load): started now,
+    // not at the wheel's first instant, which would be that late. Not on Citus, which does without.
+    if (this.threadAllowed) {
+      pinnedPerShard(this.db).then(
+        (distributed) => {
+          if (!distributed && this.threadAllowed && !this.stopping) this.thread();
+        },
+        () => {},
+      );
+    }
   }
 
   /** No pass in flight or to come claims anything new. */
@@ -174,6 +217,7 @@ export class SweepPass {
   async close(): Promise<void> {
     this.stopping = true;
     await this.chain;
+    await Promise.allSettled([...this.onThread]);
     if (this.prefetched) {
       const p = await this.prefetched.catch(() => undefined);
       if (p) this.lostClaims.push(p.token);
@@ -183,6 +227,7 @@ export class SweepPass {
     await this.handBack([...this.held.map((b) => b.token), ...this.lostClaims]);
     this.held = [];
     this.lostClaims = [];
+    await this.fireThread?.close();
     await this.db.end();
   }
 
@@ -225,10 +270,13 @@ export class SweepPass {
     return this.deferClaim(wheelIn) ? wheelIn : Math.min(claimIn, wheelIn);
   }
 
-  /** ms until the wheel's next instant surely came on PostgreSQL's clock (Infinity: the wheel is empty). */
+  /**
+   * ms until the wheel's next instant surely came on PostgreSQL's clock, less the lead its fire is
+   * sent with (Infinity: the wheel is empty).
+   */
   private wheelIn(): number {
     const next = this.wheel.nextDueMs;
-    return next === undefined ? Infinity : Math.max(0, this.clock.toLocalLatest(next) - this.clock.local());
+    return next === undefined ? Infinity : Math.max(0, this.clock.toLocalLatest(next) - this.clock.local() - this.lead);
   }
 
   /** Whether a claim due now waits for the wheel's next instant (claimWaitsForWheel). */
@@ -354,16 +402,55 @@ export class SweepPass {
    * statement per run of one claim, in deliverAt order. A timer the statement finds not yet due
    * goes back to the wheel (fireIsolated). Timers whose lease has run out are dropped: another
    * broker may have fired them.
+   *
+   * With the fire thread, the runs due within the lead are taken too, each instant a run of its
+   * own, and all sent to the thread at once: it fires each at its instant.
    */
   private async fireWheel(result: SweepResult): Promise<void> {
     if (this.wheel.size === 0) return;
-    for (const run of this.wheel.takeDue(this.clock.earliestPgNow())) {
-      if (Date.now() >= run.claim.leaseEndsAt) continue;
-      await this.processOrHold(
-        { token: run.claim.token, rows: run.rows, leaseEndsAt: run.claim.leaseEndsAt, trace: run.claim.trace },
-        result,
-      );
+    if (this.threadAllowed && (await pinnedPerShard(this.db))) this.threadAllowed = false;
+    this.lead = this.threadAllowed ? FIRE_LEAD_MS : 0;
+    const batches: Batch[] = [];
+    for (const { claim, rows } of this.wheel.takeDue(this.clock.earliestPgNow(), this.lead)) {
+      if (Date.now() >= claim.leaseEndsAt) continue;
+      const at = this.lead > 0 ? this.clock.toLocalLatest(rows[rows.length - 1].deliverAt * 1000) : undefined;
+      batches.push({ token: claim.token, rows, leaseEndsAt: claim.leaseEndsAt, trace: claim.trace, at });
     }
+    if (this.lead === 0) {
+      for (const batch of batches) await this.processOrHold(batch, result);
+      return;
+    }
+    // Unpacked first, so that nothing awaited comes between the sends: the thread gets them in order.
+    const unpacked = await Promise.all(batches.map((b) => this.unpack(b.rows)));
+    const fires = batches.map((batch, i) => {
+      const fire = this.fireUnpacked(batch, unpacked[i], result).catch((err: unknown) => {
+        // Retried by the next pass on the sweeper's own connections.
+        this.held.push({ ...batch, at: undefined });
+        this.onWork();
+        throw err;
+      });
+      this.onThread.add(fire);
+      void fire.catch(() => {}).finally(() => this.onThread.delete(fire));
+      return fire;
+    });
+    // A loop does not wait: its next pass may send the next instants (or claim) while these wait
+    // for theirs. What they find is recorded as they settle; a failure is held for the next pass.
+    if (this.materializer.paced) return;
+    const failed = (await Promise.allSettled(fires)).find((f) => f.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** The fire thread, started at the first call; undefined once it failed (the wheel then fires from this thread). */
+  private thread(): FireThread | undefined {
+    if (this.fireThread?.alive === false) {
+      this.threadAllowed = false;
+      this.lead = 0;
+      return undefined;
+    }
+    this.fireThread ??= new FireThread(this.services.db.directUrl, (err) =>
+      this.log.warn({ err }, 'the fire thread failed: the wheel fires from the main thread'),
+    );
+    return this.fireThread;
   }
 
   /**
@@ -483,18 +570,25 @@ export class SweepPass {
 
   /** Unpacks and fires rows of one shard group, isolating failing rows; throws on database-level failure. */
   private async processGroup(batch: Batch, rows: ClaimedTimer[], result: SweepResult): Promise<void> {
-    const replacements = new Map<string, Replacement>();
-    const ready: ClaimedTimer[] = [];
-    const failures: Failure[] = [];
+    await this.fireUnpacked(batch, await this.unpack(rows), result);
+  }
+
+  private async unpack(rows: ClaimedTimer[]): Promise<Unpacked> {
+    const u: Unpacked = { ready: [], replacements: new Map(), failures: [] };
     for (const row of rows) {
       try {
         const r = await unpack(row, this.services.cipher);
-        if (r) replacements.set(row.tid, r);
-        ready.push(row);
+        if (r) u.replacements.set(row.tid, r);
+        u.ready.push(row);
       } catch (err) {
-        failures.push({ row, err });
+        u.failures.push({ row, err });
       }
     }
+    return u;
+  }
+
+  /** Fires what unpacked (its first statement sent before anything is awaited), then charges what failed. */
+  private async fireUnpacked(batch: Batch, { ready, replacements, failures }: Unpacked, result: SweepResult): Promise<void> {
     await this.fireIsolated(batch, ready, replacements, failures, result, false);
     await this.settleFailures(batch.token, failures, result);
   }
@@ -515,9 +609,8 @@ export class SweepPass {
   ): Promise<void> {
     if (rows.length === 0) return;
     let fired: FireResult;
-    const sentAt = this.clock.local();
     try {
-      fired = await fireSpan(rows, batch.trace, () => fireClaimed(this.db, batch.token, rows, replacements));
+      fired = await fireSpan(rows, batch.trace, () => this.fireOnce(batch, rows, replacements));
     } catch (err) {
       if (isDatabaseLevel(err)) throw err;
       if (rows.length === 1) {
@@ -526,13 +619,11 @@ export class SweepPass {
       }
       if (!sorted) rows = [...rows].sort(byPartitionThenDeliverAt);
       const mid = rows.length >> 1;
-      await this.fireIsolated(batch, rows.slice(0, mid), replacements, failures, result, true);
-      await this.fireIsolated(batch, rows.slice(mid), replacements, failures, result, true);
+      const here = { ...batch, at: undefined };
+      await this.fireIsolated(here, rows.slice(0, mid), replacements, failures, result, true);
+      await this.fireIsolated(here, rows.slice(mid), replacements, failures, result, true);
       return;
     }
-    // The statement read PostgreSQL's clock: a sample, which corrects an estimate that ran ahead
-    // (a step of either clock); refused timers go back to the wheel for their real instant.
-    this.clock.sample(sentAt, this.clock.local(), fired.pgNowMs);
     if (fired.paused) {
       // The operator paused the sweepers: nothing fires, the wheel's included. Its claims are
       // handed back, so its timers wait unclaimed (a cancel acts on them) until the pause is lifted.
@@ -546,8 +637,33 @@ export class SweepPass {
         rows.filter((r) => early.has(r.tid)),
       );
       this.log.debug({ early: early.size }, 'timers not due yet on PostgreSQL clock: back to the wheel');
+      this.onWork();
     }
     this.recordFire(fired, rows.length - fired.early.length, result);
+  }
+
+  /**
+   * One fire statement: on the fire thread at `batch.at` when the batch has an instant there, else
+   * (and when the thread's found a partition not ready, fireClaimed) on the sweeper's connections.
+   * The statement read PostgreSQL's clock: a sample, which corrects an estimate that ran ahead (a
+   * step of either clock); refused timers go back to the wheel for their real instant.
+   */
+  private async fireOnce(batch: Batch, rows: ClaimedTimer[], replacements: Map<string, Replacement>): Promise<FireResult> {
+    const thread = batch.at === undefined ? undefined : this.thread();
+    if (thread && batch.at !== undefined && pinOf(rows) === null) {
+      const name = this.db.named('qt_fire_here');
+      const {
+        result: fired,
+        sentAt,
+        receivedAt,
+      } = await thread.transaction(batch.at, (tx) => fireAndCommit(tx, batch.token, rows, replacements, name, null, true));
+      this.clock.sample(sentAt, receivedAt, fired.pgNowMs);
+      if (!fired.unready) return fired;
+    }
+    const sentAt = this.clock.local();
+    const fired = await fireClaimed(this.db, batch.token, rows, replacements);
+    this.clock.sample(sentAt, this.clock.local(), fired.pgNowMs);
+    return fired;
   }
 
   private recordFire(fired: FireResult, sent: number, result: SweepResult): void {

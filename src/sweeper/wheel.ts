@@ -47,16 +47,20 @@ export class TimingWheel {
 
   /**
    * Takes every entry due at `pgNowMs` (PostgreSQL's clock), in deliverAt order, cut into runs of
-   * one claim each: fired one after the other, the runs keep the log in deliverAt order.
+   * one claim each: fired one after the other, the runs keep the log in deliverAt order. With
+   * `aheadMs`, also the entries due within that much after `pgNowMs`, each instant a run of its
+   * own (a run is fired at its last timer's instant).
    */
-  takeDue(pgNowMs: number): WheelRun[] {
+  takeDue(pgNowMs: number, aheadMs = 0): WheelRun[] {
     let n = 0;
-    while (n < this.entries.length && this.entries[n].row.deliverAt * 1000 <= pgNowMs) n++;
+    while (n < this.entries.length && this.entries[n].row.deliverAt * 1000 <= pgNowMs + aheadMs) n++;
     const due = this.entries.splice(0, n);
     const runs: WheelRun[] = [];
     for (const e of due) {
       const last = runs[runs.length - 1];
-      if (last && last.claim === e.claim) last.rows.push(e.row);
+      const prev = last?.rows[last.rows.length - 1];
+      const sameInstant = prev !== undefined && (e.row.deliverAt * 1000 <= pgNowMs || e.row.deliverAt === prev.deliverAt);
+      if (last && last.claim === e.claim && sameInstant) last.rows.push(e.row);
       else runs.push({ claim: e.claim, rows: [e.row] });
     }
     return runs;

@@ -1,0 +1,89 @@
+// The fire thread (src/sweeper/fireThread.ts): the hand-off window's fires sent ahead from the
+// main thread, written at their instants from a worker thread with connections of its own. Real
+// PostgreSQL only: on the embedded database the wheel fires from the main thread. Nothing here is
+// timed against a deadline: instants are compared with what PostgreSQL recorded.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preciseNow } from '../src/sweeper/pgClock.ts';
+import { FireThread } from '../src/sweeper/fireThread.ts';
+import { onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { acceptQueue, insertTimers } from './helpers/timers.ts';
+
+const NOW = `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`;
+
+describe.skipIf(!onRealPostgres)('the fire thread', () => {
+  let tb: TestBroker;
+  beforeAll(async () => {
+    tb = await startTestBroker();
+  });
+  afterAll(async () => {
+    await tb?.close();
+  });
+
+  it('runs a transaction at its instant, earliest instant first, and reports a failed statement with its SQLSTATE', async () => {
+    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
+    try {
+      const at = preciseNow();
+      // Sent first, for the later instant; the earlier one is sent second and still runs first.
+      const later = thread.transaction(at + 600, (tx) => tx.query(NOW));
+      const earlier = thread.transaction(at + 300, (tx) => tx.query(NOW));
+      const [l, e] = await Promise.all([later, earlier]);
+      expect(e.sentAt).toBeGreaterThanOrEqual(at + 300);
+      expect(l.sentAt).toBeGreaterThanOrEqual(at + 600);
+      expect(e.result.rows[0].ms).toBeLessThan(l.result.rows[0].ms);
+
+      const failed = await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1/0')).catch((err: unknown) => err);
+      expect(failed).toMatchObject({ code: '22012', message: 'division by zero' });
+      // The COMMIT after the failure ended the transaction: the connection serves the next one.
+      expect((await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 7 AS n'))).result.rows).toEqual([{ n: 7 }]);
+    } finally {
+      await thread.close();
+    }
+    expect(thread.alive).toBe(false);
+    // After close, a transaction fails as a lost connection does (SQLSTATE class 08): the sweeper holds its batch.
+    await expect(thread.transaction(preciseNow(), (tx) => tx.query(NOW))).rejects.toMatchObject({ code: '08006' });
+  });
+
+  it('a statement issued after the first await is refused, not left waiting', async () => {
+    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
+    try {
+      const out = thread.transaction(preciseNow(), async (tx) => {
+        await tx.query('SELECT 1');
+        return tx.query('SELECT 2');
+      });
+      await expect(out).rejects.toThrow(/issues all its statements before it awaits one/);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it("a sweeper's wheel fires through it, and fires every timer once, never early, when its connections are killed midway", async () => {
+    const looped = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_HANDOFF_MS: '10000', QUEEN_SWEEPER_LEASE_MS: '3000' } });
+    try {
+      await acceptQueue(looped.sql, 'q');
+      const timers = await insertTimers(looped.sql, { count: 120, dueInMs: 2_000, stepMs: 25 });
+      const fired = async () => (await looped.sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n as number;
+      await waitFor(async () => (await fired()) >= 20, { timeout: 60_000 });
+      // The wheel's fires so far went out on the thread's own connections (named in pg_stat_activity).
+      const threadBackends = async () =>
+        (
+          await looped.sql.query(`SELECT pid, query FROM pg_stat_activity
+                                   WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`)
+        ).rows as { pid: number; query: string }[];
+      expect((await threadBackends()).some((b) => b.query === 'COMMIT')).toBe(true);
+      await looped.sql.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`,
+      );
+      await waitFor(async () => (await fired()) === timers.length, { timeout: 60_000 });
+      const { rows } = await looped.sql.query(
+        `SELECT count(*)::int AS n, count(DISTINCT timer_key)::int AS keys,
+                count(*) FILTER (WHERE created_at < deliver_at)::int AS early
+           FROM messages`,
+      );
+      expect(rows[0]).toEqual({ n: 120, keys: 120, early: 0 });
+      expect((await looped.sql.query('SELECT count(*)::int AS n FROM timers')).rows[0].n).toBe(0);
+    } finally {
+      await looped.close();
+    }
+  });
+});
