@@ -49,20 +49,22 @@ export class TimingWheel {
    * Takes every entry due at `pgNowMs` (PostgreSQL's clock), in deliverAt order, cut into runs of
    * one claim each: fired one after the other, the runs keep the log in deliverAt order. With
    * `aheadMs`, also the entries due within that much after `pgNowMs`, each instant a run of its
-   * own (a run is fired at its last timer's instant).
+   * own (a run is fired at its last timer's instant). At most `maxRuns` runs: the rest stay.
    */
-  takeDue(pgNowMs: number, aheadMs = 0): WheelRun[] {
-    let n = 0;
-    while (n < this.entries.length && this.entries[n].row.deliverAt * 1000 <= pgNowMs + aheadMs) n++;
-    const due = this.entries.splice(0, n);
+  takeDue(pgNowMs: number, aheadMs = 0, maxRuns = Infinity): WheelRun[] {
     const runs: WheelRun[] = [];
-    for (const e of due) {
+    let n = 0;
+    for (; n < this.entries.length; n++) {
+      const e = this.entries[n];
+      if (e.row.deliverAt * 1000 > pgNowMs + aheadMs) break;
       const last = runs[runs.length - 1];
       const prev = last?.rows[last.rows.length - 1];
       const sameInstant = prev !== undefined && (e.row.deliverAt * 1000 <= pgNowMs || e.row.deliverAt === prev.deliverAt);
       if (last && last.claim === e.claim && sameInstant) last.rows.push(e.row);
-      else runs.push({ claim: e.claim, rows: [e.row] });
+      else if (runs.length < maxRuns) runs.push({ claim: e.claim, rows: [e.row] });
+      else break;
     }
+    this.entries.splice(0, n);
     return runs;
   }
 
