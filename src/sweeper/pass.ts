@@ -465,14 +465,21 @@ export class SweepPass {
 
   /** The fire thread, started at the first call; undefined once it failed (the wheel then fires from this thread). */
   private thread(): FireThread | undefined {
-    if (this.fireThread?.alive === false) {
+    const failed = (err: unknown) => {
       this.threadAllowed = false;
       this.lead = 0;
+      this.log.warn({ err }, 'the fire thread failed: the wheel fires from the main thread');
+    };
+    if (this.fireThread?.alive === false) {
+      if (this.threadAllowed) failed(undefined);
       return undefined;
     }
-    this.fireThread ??= new FireThread(this.services.db.directUrl, (err) =>
-      this.log.warn({ err }, 'the fire thread failed: the wheel fires from the main thread'),
-    );
+    try {
+      this.fireThread ??= new FireThread(this.services.db.directUrl, failed);
+    } catch (err) {
+      failed(err); // it could not start (its entry not found)
+      return undefined;
+    }
     return this.fireThread;
   }
 
