@@ -72,9 +72,19 @@ export class Node {
     return [postmaster, ...stdout.split('\n').filter(Boolean).map(Number)];
   }
 
-  /** SIGSTOP or SIGCONT to the whole server: stopped, it neither receives nor confirms WAL. */
+  /**
+   * SIGSTOP or SIGCONT to the whole server: stopped, it neither receives nor confirms WAL. A
+   * process that exited since pids() listed it (a backend of a connection that closed, such as a
+   * broker's probe for the primary) has nothing left to stop or resume.
+   */
   async signal(sig: 'SIGSTOP' | 'SIGCONT'): Promise<void> {
-    for (const pid of await this.pids()) process.kill(pid, sig);
+    for (const pid of await this.pids()) {
+      try {
+        process.kill(pid, sig);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+      }
+    }
   }
 }
 
