@@ -21,10 +21,10 @@ const CONNECTIONS = 2;
 const pool = createSweeperPool((workerData as ThreadData).url, CONNECTIONS, 'queen-timers-fire-thread', 0);
 // An idle connection killed under us: the pool replaces it; a job's own failure is reported with it.
 pool.on('error', () => {});
-Promise.all(Array.from({ length: CONNECTIONS }, () => pool.connect())).then(
-  (clients) => clients.forEach((c) => c.release()),
-  () => {}, // a job connects, and reports what fails
-);
+// One that fails to open is opened by a job, which reports what fails.
+void Promise.allSettled(Array.from({ length: CONNECTIONS }, () => pool.connect())).then((opened) => {
+  for (const o of opened) if (o.status === 'fulfilled') o.value.release();
+});
 
 /** Jobs not run yet, by instant (those sent for one instant in the order sent). */
 const queue: FireJob[] = [];
