@@ -71,7 +71,7 @@ export class FireThread {
   /** Set once the thread failed or exited: every later job fails at once. */
   private failure: Error | undefined;
 
-  /** A thread with a connection of its own to `url` (the database's own server, as the sweeper's pool). */
+  /** A thread with connections of its own to `url` (the database's own server, as the sweeper's pool's). */
   constructor(url: string, onFailure: (err: Error) => void) {
     const { entry, eval: isEval } = threadEntry();
     this.worker = new Worker(entry, { eval: isEval, workerData: { url } satisfies ThreadData });
@@ -113,7 +113,7 @@ export class FireThread {
     return { result: await result, sentAt: outcome.sentAt, receivedAt: outcome.receivedAt };
   }
 
-  /** Lets the job in flight finish, then ends the thread's connection and the thread. */
+  /** Lets the jobs in flight finish, then ends the thread's connections and the thread. */
   async close(): Promise<void> {
     if (!this.alive) return;
     const exited = new Promise((r) => this.worker.once('exit', r));
