@@ -114,7 +114,7 @@ export const configFields = z.object({
     'hand-off window, in milliseconds: the sweeper claims timers due within this much of now and fires each from memory at its instant (a cancel or reschedule inside the window answers too_late); 0 claims only due timers.',
   ),
   QUEEN_SWEEPER_FIRE_THREAD: bool(true).describe(
-    "the hand-off window's fires leave from a thread of the sweeper's own, with a connection of its own, at their instants, however busy the broker's main thread (real PostgreSQL, not Citus); false fires them from the main thread.",
+    "the hand-off window's fires leave from a thread of the sweeper's own, with two connections of its own, at their instants, however busy the broker's main thread (real PostgreSQL, not Citus); false fires them from the main thread.",
   ),
   QUEEN_SWEEPER_ENABLED: bool(true).describe('false runs an API-only broker (no sweeper).'),
   QUEEN_DEFAULT_HORIZON_SECONDS: int(90 * 24 * 3600, 1).describe(

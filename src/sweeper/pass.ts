@@ -176,8 +176,6 @@ export class SweepPass {
    */
   private threadAllowed: boolean;
   private fireThread: FireThread | undefined;
-  /** How long before a wheel's instant its fire is sent (FIRE_LEAD_MS on the fire thread, else 0). */
-  private lead = 0;
   /** Fires sent to the fire thread and not yet settled. */
   private readonly onThread = new Set<Promise<void>>();
   /** Called when something for the next pass came outside a pass (a fire on the thread settled): the loop wakes (index.ts). */
@@ -287,6 +285,11 @@ export class SweepPass {
     const next = this.wheel.nextDueMs;
     if (next === undefined || this.threadFull()) return Infinity; // a settling fire wakes the loop (onWork)
     return Math.max(0, this.clock.toLocalLatest(next) - this.clock.local() - this.lead);
+  }
+
+  /** How long before a wheel's instant its fire is sent (FIRE_LEAD_MS on the fire thread, else 0). */
+  private get lead(): number {
+    return this.threadAllowed ? FIRE_LEAD_MS : 0;
   }
 
   /** The fire thread holds ON_THREAD_MAX fires: nothing more is sent until one settles. */
@@ -424,7 +427,6 @@ export class SweepPass {
   private async fireWheel(result: SweepResult): Promise<void> {
     if (this.wheel.size === 0) return;
     if (this.threadAllowed && (await pinnedPerShard(this.db))) this.threadAllowed = false;
-    this.lead = this.threadAllowed ? FIRE_LEAD_MS : 0;
     const batches: Batch[] = [];
     const room = this.lead > 0 ? ON_THREAD_MAX - this.onThread.size : Infinity;
     if (room <= 0) return;
@@ -467,7 +469,6 @@ export class SweepPass {
   private thread(): FireThread | undefined {
     const failed = (err: unknown) => {
       this.threadAllowed = false;
-      this.lead = 0;
       this.log.warn({ err }, 'the fire thread failed: the wheel fires from the main thread');
     };
     if (this.fireThread?.alive === false) {
