@@ -22,6 +22,8 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
   it('runs a transaction at its instant, earliest instant first, and reports a failed statement with its SQLSTATE', async () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
+      // Once it is running: a thread still loading gets both sends at once, late, and runs the one it reads first.
+      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
       const at = preciseNow();
       // Sent first, for the later instant; the earlier one is sent second and still runs first.
       const later = thread.transaction(at + 600, (tx) => tx.query(NOW));
