@@ -48,7 +48,7 @@ import { FireThread } from './fireThread.ts';
 import type { Context } from '../tracing.ts';
 import { claimSpan, fireSpan } from './tracing.ts';
 import { Materializer } from './materializeDue.ts';
-import { PgClock } from './pgClock.ts';
+import { PgClock, preciseNow } from './pgClock.ts';
 import { releaseClaims } from './releaseClaims.ts';
 import { ALL_TENANTS, dueGroups, pinnedPerShard, pinOf, type ShardGroup } from './shardGroups.ts';
 import { unpack } from './unpack.ts';
@@ -70,7 +70,7 @@ interface Batch {
   leaseEndsAt: number;
   /** The claim's span (src/sweeper/tracing.ts): the batch's fire spans are its children. */
   trace: Context | undefined;
-  /** A wheel's run sent to the fire thread: the local instant (preciseNow) it fires at. */
+  /** A wheel's run sent to the fire thread: the instant it fires at, on the sweeper's clock (PgClock.local). */
   at?: number;
 }
 
@@ -169,10 +169,9 @@ export class SweepPass {
   /** A fireDue failed for reasons of its rows: the next claim takes due timers too, and isolates the failing ones. */
   private isolateDue = false;
   /**
-   * The wheel's fires leave from a thread of their own (fireThread.ts), started at the first: on
-   * real PostgreSQL, with the broker's own clock (a test's injected clock is not the thread's).
-   * False with QUEEN_SWEEPER_FIRE_THREAD=false, on the embedded database, on Citus (fireWheel),
-   * and after the thread failed.
+   * The wheel's fires leave from a thread of their own (fireThread.ts), started at the first, on
+   * real PostgreSQL. False with QUEEN_SWEEPER_FIRE_THREAD=false, on the embedded database, on
+   * Citus (fireWheel), and after the thread failed.
    */
   private threadAllowed: boolean;
   private fireThread: FireThread | undefined;
@@ -188,7 +187,7 @@ export class SweepPass {
   ) {
     this.cfg = services.config;
     this.clock = new PgClock(opts.clock);
-    this.threadAllowed = this.cfg.QUEEN_SWEEPER_FIRE_THREAD && !services.db.embedded && opts.clock === undefined;
+    this.threadAllowed = this.cfg.QUEEN_SWEEPER_FIRE_THREAD && !services.db.embedded;
     this.db = new SweeperDb(services.db, (err) => this.log.warn({ err }, 'idle sweeper connection lost'));
     this.materializer = new Materializer(this.db, services, this.log);
     services.metrics.handoffWindow.set(this.cfg.QUEEN_SWEEPER_HANDOFF_MS);
@@ -683,12 +682,16 @@ export class SweepPass {
     const thread = batch.at === undefined ? undefined : this.thread();
     if (thread && batch.at !== undefined && pinOf(rows) === null) {
       const name = this.db.named('qt_fire_here');
+      // The thread keeps time by preciseNow; the sweeper's clock may be another (a test's, run
+      // ahead or behind): instants cross between the two by their difference at the crossing.
+      const fromLocal = this.clock.local() - preciseNow();
       const {
         result: fired,
         sentAt,
         receivedAt,
-      } = await thread.transaction(batch.at, (tx) => fireAndCommit(tx, batch.token, rows, replacements, name, null, true));
-      this.clock.sample(sentAt, receivedAt, fired.pgNowMs);
+      } = await thread.transaction(batch.at - fromLocal, (tx) => fireAndCommit(tx, batch.token, rows, replacements, name, null, true));
+      const toLocal = this.clock.local() - preciseNow();
+      this.clock.sample(sentAt + toLocal, receivedAt + toLocal, fired.pgNowMs);
       if (!fired.unready) return fired;
     }
     const sentAt = this.clock.local();
