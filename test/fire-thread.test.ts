@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preciseNow } from '../src/sweeper/pgClock.ts';
 import { FireThread } from '../src/sweeper/fireThread.ts';
-import { onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
+import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { acceptQueue, insertTimers } from './helpers/timers.ts';
 
 const NOW = `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`;
@@ -84,6 +84,36 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       );
       expect(rows[0]).toEqual({ n: 120, keys: 120, early: 0 });
       expect((await looped.sql.query('SELECT count(*)::int AS n FROM timers')).rows[0].n).toBe(0);
+    } finally {
+      await looped.close();
+    }
+  });
+
+  it("wakes the loop as a fire settles while the thread is full, so the wheel's next instants do not wait for the next claim", async () => {
+    // Nothing else wakes this loop: no timer beyond the window, no schedule after these, and two
+    // minutes between claims. The thread takes four fires at a time (ON_THREAD_MAX), so most of
+    // these 24 instants, 3 ms apart, are sent only when an earlier fire settles.
+    const looped = await startTestBroker({
+      sweeper: true,
+      env: { QUEEN_SWEEPER_HANDOFF_MS: '60000', QUEEN_SWEEPER_MIN_SLEEP_MS: '120000', QUEEN_SWEEPER_MAX_SLEEP_MS: '120000' },
+    });
+    try {
+      const operations = Array.from({ length: 24 }, (_, i) => ({
+        op: 'schedule',
+        queue: 'wake',
+        timerKey: `w${i}`,
+        delayMs: 3_000 + 3 * i,
+        payload: 'e30=',
+      }));
+      const r = await api(looped, 'POST', '/api/v1/timers', { body: { operations } });
+      expect(r.status).toBe(200);
+      const fired = async () => (await looped.sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n as number;
+      // Well inside the two minutes the loop would otherwise sleep.
+      await waitFor(async () => (await fired()) === operations.length, { timeout: 60_000 });
+      const { rows } = await looped.sql.query(
+        `SELECT count(DISTINCT timer_key)::int AS keys, count(*) FILTER (WHERE created_at < deliver_at)::int AS early FROM messages`,
+      );
+      expect(rows[0]).toEqual({ keys: operations.length, early: 0 });
     } finally {
       await looped.close();
     }
