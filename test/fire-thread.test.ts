@@ -45,6 +45,23 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     await expect(thread.transaction(preciseNow(), (tx) => tx.query(NOW))).rejects.toMatchObject({ code: '08006' });
   });
 
+  it('runs no two jobs sharing a key at once (a partition), while a job of another key goes beside them', async () => {
+    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
+    try {
+      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1')); // running, as above
+      const at = preciseNow() + 200;
+      const slow = thread.transaction(at, (tx) => tx.query('SELECT pg_sleep(1)'), ['acme/q/p']);
+      const samePartition = thread.transaction(at + 5, (tx) => tx.query(NOW), ['acme/q/p']);
+      const otherPartition = thread.transaction(at + 5, (tx) => tx.query(NOW), ['acme/q/other']);
+      const [s, same, other] = await Promise.all([slow, samePartition, otherPartition]);
+      // Beside it, the later instant of the same partition would have raced it for the append lock.
+      expect(same.sentAt).toBeGreaterThanOrEqual(s.receivedAt);
+      expect(other.sentAt).toBeLessThan(s.receivedAt);
+    } finally {
+      await thread.close();
+    }
+  });
+
   it('a statement issued after the first await is refused, not left waiting', async () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
@@ -90,12 +107,12 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
   });
 
   it("wakes the loop as a fire settles while the thread is full, so the wheel's next instants do not wait for the next claim", async () => {
-    // Nothing else wakes this loop: no timer beyond the window, no schedule after these, and two
-    // minutes between claims. The thread takes four fires at a time (ON_THREAD_MAX), so most of
-    // these 24 instants, 3 ms apart, are sent only when an earlier fire settles.
+    // Nothing else wakes this loop once it has claimed them: no timer beyond the window, no
+    // schedule after these, and two minutes between claims. The thread takes four fires at a time
+    // (ON_THREAD_MAX), so most of these 24 instants, 3 ms apart, are sent only when an earlier fire settles.
     const looped = await startTestBroker({
       sweeper: true,
-      env: { QUEEN_SWEEPER_HANDOFF_MS: '60000', QUEEN_SWEEPER_MIN_SLEEP_MS: '120000', QUEEN_SWEEPER_MAX_SLEEP_MS: '120000' },
+      env: { QUEEN_SWEEPER_HANDOFF_MS: '60000', QUEEN_SWEEPER_MAX_SLEEP_MS: '120000' },
     });
     try {
       const operations = Array.from({ length: 24 }, (_, i) => ({

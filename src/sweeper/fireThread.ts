@@ -20,11 +20,15 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { WrittenTransaction, type Queryable, type StatementOutcome, type StatementText } from '../db/transaction.ts';
 
-/** What the thread runs: a transaction's statements, written at once at `at` (preciseNow, pgClock.ts). */
+/**
+ * What the thread runs: a transaction's statements, written at once at `at` (preciseNow, pgClock.ts),
+ * not while a job sharing one of its `keys` runs or waits ahead of it (the partitions it appends to).
+ */
 export interface FireJob {
   kind: 'fire';
   id: number;
   at: number;
+  keys: string[];
   queries: StatementText[];
 }
 
@@ -96,15 +100,16 @@ export class FireThread {
 
   /**
    * Runs what `fn` issues on its transaction (all of it before its first await: fireAndCommit's
-   * one-write fire) at `at` on the thread: BEGIN, `fn`'s statements, in one write.
+   * one-write fire) at `at` on the thread: BEGIN, `fn`'s statements, in one write; after every job
+   * sent before it that shares one of its `keys` has finished.
    */
-  async transaction<T>(at: number, fn: (tx: Queryable) => Promise<T>): Promise<Deferred<T>> {
+  async transaction<T>(at: number, fn: (tx: Queryable) => Promise<T>, keys: string[] = []): Promise<Deferred<T>> {
     const tx = new WrittenTransaction();
     const result = fn(tx);
     result.catch(() => {});
     let outcome: JobOutcome;
     try {
-      outcome = await this.send(at, tx.close());
+      outcome = await this.send(at, keys, tx.close());
     } catch (err) {
       tx.settle(undefined, err as Error);
       throw err;
@@ -121,12 +126,12 @@ export class FireThread {
     await exited;
   }
 
-  private send(at: number, queries: StatementText[]): Promise<JobOutcome> {
+  private send(at: number, keys: string[], queries: StatementText[]): Promise<JobOutcome> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ kind: 'fire', id, at, queries } satisfies ToThread);
+      this.worker.postMessage({ kind: 'fire', id, at, keys, queries } satisfies ToThread);
     });
   }
 

@@ -3,8 +3,9 @@
 // nothing of timers: what to run comes ready-made from the broker's main thread.
 //
 // Two connections, so that a fire whose answer is slow (its backend waited for a core) does not
-// hold up the next instant's: the next goes out on the other. Two fires of one partition at once
-// are ordered by its append lock, as two brokers' are.
+// hold up the next instant's: the next goes out on the other. Not two fires of one partition at
+// once: the later would race the earlier for the partition's append lock, and its frames could
+// enter the log first. A job waits for every job ahead of it that shares one of its keys.
 import { parentPort, workerData } from 'node:worker_threads';
 import type pg from 'pg';
 import { createSweeperPool } from './connection.ts';
@@ -28,7 +29,8 @@ void Promise.allSettled(Array.from({ length: CONNECTIONS }, () => pool.connect()
 
 /** Jobs not run yet, by instant (those sent for one instant in the order sent). */
 const queue: FireJob[] = [];
-let running = 0;
+/** Jobs writing or awaiting their answer, each on a connection. */
+const running = new Set<FireJob>();
 let closing = false;
 let timer: NodeJS.Timeout | undefined;
 
@@ -43,27 +45,36 @@ port.on('message', (m: ToThread) => {
 });
 
 /**
- * Runs the first job once its instant is under a millisecond away and a connection is free; until
- * then a timer waits (re-armed when a job comes first).
+ * Runs the first job free to run (no job running or ahead of it shares a key) once its instant is
+ * under a millisecond away and a connection is free; until then a timer waits (re-armed when a job
+ * comes first or one ends).
  */
 function next(): void {
   clearTimeout(timer);
-  if (running === CONNECTIONS) return;
-  const job = queue[0];
-  if (!job) {
-    if (closing && running === 0) void pool.end().finally(() => port.close());
+  if (running.size === CONNECTIONS) return;
+  if (queue.length === 0) {
+    if (closing && running.size === 0) void pool.end().finally(() => port.close());
     return;
   }
+  const taken = new Set<string>();
+  for (const j of running) for (const k of j.keys) taken.add(k);
+  const i = queue.findIndex((j) => {
+    const free = j.keys.every((k) => !taken.has(k));
+    for (const k of j.keys) taken.add(k);
+    return free;
+  });
+  if (i < 0) return; // each waits for a job of its keys, whose end calls next()
+  const job = queue[i];
   const ms = job.at - preciseNow();
   if (ms >= 1) {
     timer = setTimeout(next, Math.floor(ms));
     return;
   }
-  running++;
-  queue.shift();
+  running.add(job);
+  queue.splice(i, 1);
   void run(job).then((outcome) => {
     port.postMessage(outcome);
-    running--;
+    running.delete(job);
     next();
   });
   next();

@@ -74,6 +74,11 @@ interface Batch {
   at?: number;
 }
 
+/** The partitions `rows` append to, as the fire thread's job keys (it runs no two fires of one partition at once). */
+function partitionKeys(rows: ClaimedTimer[]): string[] {
+  return [...new Set(rows.map((r) => `${r.tenant}\u0000${r.queue}\u0000${r.partition}`))];
+}
+
 /** A claim's answer, with its token, when it was sent (local clock) and its span's context. */
 interface Claimed {
   claim: ClaimResult;
@@ -689,7 +694,11 @@ export class SweepPass {
         result: fired,
         sentAt,
         receivedAt,
-      } = await thread.transaction(batch.at - fromLocal, (tx) => fireAndCommit(tx, batch.token, rows, replacements, name, null, true));
+      } = await thread.transaction(
+        batch.at - fromLocal,
+        (tx) => fireAndCommit(tx, batch.token, rows, replacements, name, null, true),
+        partitionKeys(rows),
+      );
       const toLocal = this.clock.local() - preciseNow();
       this.clock.sample(sentAt + toLocal, receivedAt + toLocal, fired.pgNowMs);
       if (!fired.unready) return fired;
