@@ -397,9 +397,14 @@ export class SweepPass {
     try {
       await this.process(batch, result);
     } catch (err) {
-      this.held.push(batch);
+      this.hold(batch);
       throw err;
     }
+  }
+
+  /** A batch that failed with the database: the next pass retries it first, on the sweeper's own connections (no instant on the thread). */
+  private hold(batch: Batch): void {
+    this.held.push({ ...batch, at: undefined });
   }
 
   /**
@@ -447,9 +452,8 @@ export class SweepPass {
     const unpacked = await Promise.all(batches.map((b) => this.unpack(b.rows)));
     const fires = batches.map((batch, i) => {
       const fire = this.fireUnpacked(batch, unpacked[i], result).catch((err: unknown) => {
-        // Retried by the next pass on the sweeper's own connections.
-        this.held.push({ ...batch, at: undefined });
-        this.onWork();
+        this.hold(batch);
+        this.onWork(); // no pass may be coming: this settled outside one
         throw err;
       });
       this.onThread.add(fire);
