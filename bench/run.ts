@@ -299,7 +299,7 @@ async function measureTrickle(
   await run('warmup', 200, 2_000);
   await run('trickle', TRICKLE, TRICKLE_SPAN);
   for (;;) {
-    const n = (await sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'trickle'`)).rows[0].n;
+    const n = (await sql.query(`SELECT count(*)::int AS n FROM messages WHERE tenant = 'bench' AND queue = 'trickle'`)).rows[0].n;
     if (n >= TRICKLE) break;
     await new Promise((r) => setTimeout(r, 50));
   }
