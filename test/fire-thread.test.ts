@@ -62,6 +62,64 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     }
   });
 
+  /** A job written as a fire is: its statement, then COMMIT, both before anything is awaited. */
+  const committing =
+    (sql: string) =>
+    (tx: { query: (q: string) => Promise<{ rows: any[] }> }): Promise<{ rows: any[] }> => {
+      const r = tx.query(sql);
+      void tx.query('COMMIT').catch(() => {});
+      return r;
+    };
+  const TXID = `SELECT txid_current()::text AS x, (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS ms`;
+
+  it('runs the jobs that waited behind a slow one of their partition as one transaction, in instant order', async () => {
+    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
+    try {
+      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
+      const at = preciseNow() + 200;
+      const slow = thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']);
+      const first = thread.transaction(at + 5, committing(TXID), ['acme/q/p']);
+      const second = thread.transaction(at + 10, committing(TXID), ['acme/q/p']);
+      const [s, a, b] = await Promise.all([slow, first, second]);
+      // Both were due long before the slow one committed: they left together, after it, in one transaction.
+      expect(a.sentAt).toBeGreaterThanOrEqual(s.receivedAt);
+      expect(b.sentAt).toBe(a.sentAt);
+      expect(b.result.rows[0].x).toBe(a.result.rows[0].x);
+      // Each statement read its own clock, the earlier instant's first.
+      expect(a.result.rows[0].ms).toBeLessThanOrEqual(b.result.rows[0].ms);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('when a job of such a transaction fails, answers it with its failure and runs the others again alone', async () => {
+    await tb.sql.query('CREATE TABLE IF NOT EXISTS fire_thread_probe (n int)');
+    await tb.sql.query('TRUNCATE fire_thread_probe');
+    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
+    try {
+      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
+      const at = preciseNow() + 200;
+      const slow = thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']);
+      const insert = (n: number) => `INSERT INTO fire_thread_probe VALUES (${n}) RETURNING txid_current()::text AS x`;
+      const jobs = [
+        thread.transaction(at + 5, committing(insert(1)), ['acme/q/p']),
+        thread.transaction(at + 6, committing('SELECT 1/0'), ['acme/q/p']),
+        thread.transaction(at + 7, committing(insert(3)), ['acme/q/p']),
+      ];
+      await slow;
+      const [one, failed, three] = await Promise.allSettled(jobs);
+      expect(failed).toMatchObject({ status: 'rejected', reason: { code: '22012' } });
+      // The rolled-back transaction took the inserts with it; each ran again, on its own.
+      const ok = [one, three].map((o) => (o.status === 'fulfilled' ? o.value : undefined));
+      expect(ok[0]?.result.rows[0].x).not.toBe(ok[1]?.result.rows[0].x);
+      const { rows } = await tb.sql.query('SELECT n FROM fire_thread_probe ORDER BY n');
+      expect(rows).toEqual([{ n: 1 }, { n: 3 }]);
+    } finally {
+      await thread.close();
+      await tb.sql.query('DROP TABLE fire_thread_probe');
+    }
+  });
+
   it('a statement issued after the first await is refused, not left waiting', async () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {

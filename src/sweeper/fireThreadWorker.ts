@@ -6,6 +6,12 @@
 // hold up the next instant's: the next goes out on the other. Not two fires of one partition at
 // once: the later would race the earlier for the partition's append lock, and its frames could
 // enter the log first. A job waits for every job ahead of it that shares one of its keys.
+//
+// Jobs that waited (for a connection, or behind a slow fire of their partition: a COMMIT waiting
+// for a WAL flush, a backend waiting for a core) and are due by the time one is free leave
+// together, as one transaction (groupOf): one round trip and one commit for all of them, where one
+// after the other each added its own. Under the busy trickle's load (docs/benchmarks.md) the
+// fires behind a stall of 50–100 ms had been most of the p99.
 import { parentPort, workerData } from 'node:worker_threads';
 import type pg from 'pg';
 import { createSweeperPool } from './connection.ts';
@@ -29,10 +35,16 @@ void Promise.allSettled(Array.from({ length: CONNECTIONS }, () => pool.connect()
 
 /** Jobs not run yet, by instant (those sent for one instant in the order sent). */
 const queue: FireJob[] = [];
-/** Jobs writing or awaiting their answer, each on a connection. */
-const running = new Set<FireJob>();
+/** Jobs writing or awaiting their answer: each group on a connection. */
+const running = new Set<FireJob[]>();
 let closing = false;
 let timer: NodeJS.Timeout | undefined;
+
+/**
+ * Most fires one transaction takes (groupOf): enough to clear what queued behind a slow commit in
+ * one round trip; what is beyond waits for the next.
+ */
+const GROUP_MAX = 16;
 
 port.on('message', (m: ToThread) => {
   if (m.kind === 'close') closing = true;
@@ -46,8 +58,8 @@ port.on('message', (m: ToThread) => {
 
 /**
  * Runs the first job free to run (no job running or ahead of it shares a key) once its instant is
- * under a millisecond away and a connection is free; until then a timer waits (re-armed when a job
- * comes first or one ends).
+ * under a millisecond away and a connection is free, with the jobs due by then that may join it
+ * (groupOf); until then a timer waits (re-armed when a job comes first or one ends).
  */
 function next(): void {
   clearTimeout(timer);
@@ -57,27 +69,84 @@ function next(): void {
     return;
   }
   const taken = new Set<string>();
-  for (const j of running) for (const k of j.keys) taken.add(k);
+  for (const g of running) for (const j of g) for (const k of j.keys) taken.add(k);
   const i = queue.findIndex((j) => {
     const free = j.keys.every((k) => !taken.has(k));
     for (const k of j.keys) taken.add(k);
     return free;
   });
   if (i < 0) return; // each waits for a job of its keys, whose end calls next()
-  const job = queue[i];
-  const ms = job.at - preciseNow();
+  const ms = queue[i].at - preciseNow();
   if (ms >= 1) {
     timer = setTimeout(next, Math.floor(ms));
     return;
   }
-  running.add(job);
-  queue.splice(i, 1);
-  void run(job).then((outcome) => {
-    port.postMessage(outcome);
-    running.delete(job);
+  const group = groupOf(i);
+  running.add(group);
+  void runGroup(group).then((outcomes) => {
+    for (const o of outcomes) port.postMessage(o);
+    running.delete(group);
     next();
   });
   next();
+}
+
+/**
+ * Takes the job at `first` off the queue, with the jobs after it already due by its instant whose
+ * keys no running job holds nor a job left waiting ahead of them: they were waiting for a
+ * connection or for a fire of their partitions, and one transaction fires them all, in the
+ * queue's order (so in deliverAt order within a partition). Only jobs written as one transaction
+ * (BEGIN … COMMIT) join another.
+ */
+function groupOf(first: number): FireJob[] {
+  const head = queue[first];
+  const group = [head];
+  if (whole(head)) {
+    const blocked = new Set<string>();
+    for (const g of running) for (const j of g) for (const k of j.keys) blocked.add(k);
+    for (let i = 0; i < first; i++) for (const k of queue[i].keys) blocked.add(k);
+    const until = Math.max(head.at, preciseNow());
+    for (let i = first + 1; i < queue.length && group.length < GROUP_MAX; i++) {
+      const j = queue[i];
+      if (j.at > until) break;
+      if (whole(j) && j.keys.every((k) => !blocked.has(k))) group.push(j);
+      else for (const k of j.keys) blocked.add(k);
+    }
+  }
+  for (const j of group) queue.splice(queue.indexOf(j), 1);
+  return group;
+}
+
+/** Whether a job is one whole transaction: BEGIN, its statements, COMMIT. */
+function whole(job: FireJob): boolean {
+  const q = job.queries;
+  return q.length > 2 && q[0].text === 'BEGIN' && q[q.length - 1].text === 'COMMIT';
+}
+
+/**
+ * Runs a group's jobs as one transaction: BEGIN, each job's statements in turn, COMMIT. Each job's
+ * answer is what it would have had alone. When a job's statement fails, PostgreSQL rolls the whole
+ * transaction back: that job's answer is its failure, and the others run again, one by one.
+ */
+async function runGroup(group: FireJob[]): Promise<JobOutcome[]> {
+  if (group.length === 1) return [await run(group[0])];
+  const body = group.map((j) => j.queries.slice(1, -1));
+  const merged: FireJob = { ...group[0], queries: [group[0].queries[0], ...body.flat(), group[0].queries[group[0].queries.length - 1]] };
+  const { outcomes, sentAt, receivedAt } = await run(merged);
+  const begin = outcomes[0];
+  const commit = outcomes[outcomes.length - 1];
+  const answers: JobOutcome[] = [];
+  let at = 1;
+  const own = body.map((b) => {
+    const mine = outcomes.slice(at, at + b.length);
+    at += b.length;
+    return mine;
+  });
+  const failed = own.findIndex((mine) => mine.some((o) => !o.ok));
+  if (failed < 0) return group.map((j, i) => ({ id: j.id, outcomes: [begin, ...own[i], commit], sentAt, receivedAt }));
+  answers.push({ id: group[failed].id, outcomes: [begin, ...own[failed], commit], sentAt, receivedAt });
+  for (const j of group) if (j !== group[failed]) answers.push(await run(j));
+  return answers;
 }
 
 /**

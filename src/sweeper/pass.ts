@@ -117,19 +117,23 @@ const FIRE_BUDGET_MS = 50;
 /**
  * How long before a wheel's instant its fire is sent to the fire thread (fireThread.ts), which
  * then writes it at the instant: a main thread that wakes up to this much late still has the fire
- * leave on time (under load it woke 13 ms late at p90 and 35 ms at p99, docs/benchmarks.md). At
- * most the window (QUEEN_SWEEPER_HANDOFF_MS) in effect: only claimed timers are in the wheel.
+ * leave on time (under load it woke 13 ms late at p90 and 35 ms at p99, docs/benchmarks.md; with
+ * 20 ms, 6–9% of the busy trickle's fires still reached the thread after their instant, with 60
+ * ms 0.2–0.5%). At most the window (QUEEN_SWEEPER_HANDOFF_MS) in effect: only claimed timers are
+ * in the wheel.
  */
-export const FIRE_LEAD_MS = 20;
+export const FIRE_LEAD_MS = 60;
 
 /**
- * Fires on the fire thread at once, sent and not settled: one in flight and one waiting for its
- * instant per connection of the thread. What is due beyond them waits in the wheel, and a pass
- * after the next settles takes it: a run of one claim's due timers is one statement, however many.
- * Unbounded, one transaction per instant fell behind a steady stream of instants (the soak bench's
- * 1,700 timers a second: fire lag p99 1.4 s after 20 s, 23 s after 60 s).
+ * Fires on the fire thread at once, sent and not settled: enough for the lead's instants of a busy
+ * stream. What is due beyond them waits in the wheel, and a pass after the next settles takes it:
+ * a run of one claim's due timers is one statement, however many. The thread runs the fires that
+ * queued behind a slow one as one transaction (fireThreadWorker.ts), so a steady stream of
+ * instants does not fall behind one transaction at a time. Before that, unbounded, it did (the
+ * soak bench's 1,700 timers a second: fire lag p99 1.4 s after 20 s, 23 s after 60 s), and the
+ * bound was 4.
  */
-const ON_THREAD_MAX = 4;
+const ON_THREAD_MAX = 12;
 
 /**
  * Whether a claim due now waits for the wheel's next instant, `wheelIn` ms away: it does when that
