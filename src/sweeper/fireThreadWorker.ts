@@ -131,11 +131,10 @@ function whole(job: FireJob): boolean {
 async function runGroup(group: FireJob[]): Promise<JobOutcome[]> {
   if (group.length === 1) return [await run(group[0])];
   const body = group.map((j) => j.queries.slice(1, -1));
-  const merged: FireJob = { ...group[0], queries: [group[0].queries[0], ...body.flat(), group[0].queries[group[0].queries.length - 1]] };
+  const merged: FireJob = { ...group[0], queries: [{ text: 'BEGIN' }, ...body.flat(), { text: 'COMMIT' }] };
   const { outcomes, sentAt, receivedAt } = await run(merged);
   const begin = outcomes[0];
   const commit = outcomes[outcomes.length - 1];
-  const answers: JobOutcome[] = [];
   let at = 1;
   const own = body.map((b) => {
     const mine = outcomes.slice(at, at + b.length);
@@ -144,7 +143,7 @@ async function runGroup(group: FireJob[]): Promise<JobOutcome[]> {
   });
   const failed = own.findIndex((mine) => mine.some((o) => !o.ok));
   if (failed < 0) return group.map((j, i) => ({ id: j.id, outcomes: [begin, ...own[i], commit], sentAt, receivedAt }));
-  answers.push({ id: group[failed].id, outcomes: [begin, ...own[failed], commit], sentAt, receivedAt });
+  const answers: JobOutcome[] = [{ id: group[failed].id, outcomes: [begin, ...own[failed], commit], sentAt, receivedAt }];
   for (const j of group) if (j !== group[failed]) answers.push(await run(j));
   return answers;
 }
