@@ -101,7 +101,7 @@ function next(): void {
 function groupOf(first: number): FireJob[] {
   const head = queue[first];
   const group = [head];
-  if (whole(head)) {
+  if (head.whole) {
     const blocked = new Set<string>();
     for (const g of running) for (const j of g) for (const k of j.keys) blocked.add(k);
     for (let i = 0; i < first; i++) for (const k of queue[i].keys) blocked.add(k);
@@ -109,18 +109,12 @@ function groupOf(first: number): FireJob[] {
     for (let i = first + 1; i < queue.length && group.length < GROUP_MAX; i++) {
       const j = queue[i];
       if (j.at > until) break;
-      if (whole(j) && j.keys.every((k) => !blocked.has(k))) group.push(j);
+      if (j.whole && j.keys.every((k) => !blocked.has(k))) group.push(j);
       else for (const k of j.keys) blocked.add(k);
     }
   }
   for (const j of group) queue.splice(queue.indexOf(j), 1);
   return group;
-}
-
-/** Whether a job is one whole transaction: BEGIN, its statements, COMMIT. */
-function whole(job: FireJob): boolean {
-  const q = job.queries;
-  return q.length > 2 && q[0].text === 'BEGIN' && q[q.length - 1].text === 'COMMIT';
 }
 
 /**
@@ -130,8 +124,10 @@ function whole(job: FireJob): boolean {
  */
 async function runGroup(group: FireJob[]): Promise<JobOutcome[]> {
   if (group.length === 1) return [await run(group[0])];
+  // The first job's BEGIN and COMMIT around every job's statements.
+  const first = group[0].queries;
   const body = group.map((j) => j.queries.slice(1, -1));
-  const merged: FireJob = { ...group[0], queries: [{ text: 'BEGIN' }, ...body.flat(), { text: 'COMMIT' }] };
+  const merged: FireJob = { ...group[0], queries: [first[0], ...body.flat(), first[first.length - 1]] };
   const { outcomes, sentAt, receivedAt } = await run(merged);
   const begin = outcomes[0];
   const commit = outcomes[outcomes.length - 1];
