@@ -68,20 +68,18 @@ function next(): void {
     if (closing && running.size === 0) void pool.end().finally(() => port.close());
     return;
   }
-  const taken = new Set<string>();
-  for (const g of running) for (const j of g) for (const k of j.keys) taken.add(k);
-  const i = queue.findIndex((j) => {
-    const free = j.keys.every((k) => !taken.has(k));
-    for (const k of j.keys) taken.add(k);
-    return free;
-  });
-  if (i < 0) return; // each waits for a job of its keys, whose end calls next()
+  // The keys of the running jobs and, as the queue is walked, of each job left waiting.
+  const blocked = new Set<string>();
+  for (const g of running) for (const j of g) for (const k of j.keys) blocked.add(k);
+  let i = 0;
+  for (; i < queue.length && queue[i].keys.some((k) => blocked.has(k)); i++) for (const k of queue[i].keys) blocked.add(k);
+  if (i === queue.length) return; // each waits for a job of its keys, whose end calls next()
   const ms = queue[i].at - preciseNow();
   if (ms >= 1) {
     timer = setTimeout(next, Math.floor(ms));
     return;
   }
-  const group = groupOf(i);
+  const group = groupOf(i, blocked);
   running.add(group);
   void runGroup(group).then((outcomes) => {
     for (const o of outcomes) port.postMessage(o);
@@ -93,18 +91,16 @@ function next(): void {
 
 /**
  * Takes the job at `first` off the queue, with the jobs after it already due by its instant whose
- * keys no running job holds nor a job left waiting ahead of them: they were waiting for a
- * connection or for a fire of their partitions, and one transaction fires them all, in the
- * queue's order (so in deliverAt order within a partition). Only jobs written as one transaction
- * (BEGIN … COMMIT) join another.
+ * keys are not `blocked` (held by a running job or a job left waiting ahead of them, next()) nor
+ * by one left waiting between: they were waiting for a connection or for a fire of their
+ * partitions (or are due at its own instant, of other partitions), and one transaction fires them
+ * all, in the queue's order (so in deliverAt order within a partition). Only jobs written as one
+ * transaction (BEGIN … COMMIT) join another.
  */
-function groupOf(first: number): FireJob[] {
+function groupOf(first: number, blocked: Set<string>): FireJob[] {
   const head = queue[first];
   const group = [head];
   if (head.whole) {
-    const blocked = new Set<string>();
-    for (const g of running) for (const j of g) for (const k of j.keys) blocked.add(k);
-    for (let i = 0; i < first; i++) for (const k of queue[i].keys) blocked.add(k);
     const until = Math.max(head.at, preciseNow());
     for (let i = first + 1; i < queue.length && group.length < GROUP_MAX; i++) {
       const j = queue[i];
