@@ -120,6 +120,45 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     }
   });
 
+  it('takes at most 16 fires into one transaction; the rest leave in the next', async () => {
+    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
+    try {
+      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
+      const at = preciseNow() + 200;
+      const slow = thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']);
+      const queued = Array.from({ length: 20 }, (_, i) => thread.transaction(at + 5 + i, committing(TXID), ['acme/q/p']));
+      await slow;
+      const txids = (await Promise.all(queued)).map((d) => d.result.rows[0].x as string);
+      expect(new Set(txids.slice(0, 16)).size).toBe(1);
+      expect(new Set(txids.slice(16)).size).toBe(1);
+      expect(txids[16]).not.toBe(txids[0]);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('keeps a job out of a group while a job ahead of it, left waiting, shares one of its partitions', async () => {
+    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
+    try {
+      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
+      const at = preciseNow() + 200;
+      // Both connections busy: r's for 2 s, p's for 0.5 s (100 ms later, not due with r's, so not joined to it).
+      const slowR = thread.transaction(at, committing('SELECT pg_sleep(2)'), ['acme/q/r']);
+      const slowP = thread.transaction(at + 100, committing('SELECT pg_sleep(0.5)'), ['acme/q/p']);
+      // x waits for r; y (p) may leave when p's connection frees; z (p and s) must not go with it, ahead of x on s.
+      const x = thread.transaction(at + 300, committing(TXID), ['acme/q/r', 'acme/q/s']);
+      const y = thread.transaction(at + 301, committing(TXID), ['acme/q/p']);
+      const z = thread.transaction(at + 302, committing(TXID), ['acme/q/p', 'acme/q/s']);
+      const [r, p, dx, dy, dz] = await Promise.all([slowR, slowP, x, y, z]);
+      expect(dy.sentAt).toBeGreaterThanOrEqual(p.receivedAt);
+      expect(dy.sentAt).toBeLessThan(r.receivedAt);
+      expect(dz.sentAt).toBeGreaterThanOrEqual(dx.sentAt);
+      expect(dz.result.rows[0].x).not.toBe(dy.result.rows[0].x);
+    } finally {
+      await thread.close();
+    }
+  });
+
   it('a statement issued after the first await is refused, not left waiting', async () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
