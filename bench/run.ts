@@ -307,7 +307,7 @@ async function measureTrickle(
   const loadResult = await loaded;
   if (process.env.BENCH_DEBUG) {
     const worst = await sql.query(`SELECT timer_key, round(extract(epoch FROM created_at - deliver_at)::numeric * 1000, 1) AS lag_ms,
-      round(extract(epoch FROM created_at - min(created_at) OVER ())::numeric, 3) AS at_s FROM messages WHERE queue = 'trickle' ORDER BY 2 DESC LIMIT 15`);
+      round(extract(epoch FROM created_at - min(created_at) OVER ())::numeric, 3) AS at_s, to_char(created_at, 'HH24:MI:SS.MS') AS at FROM messages WHERE queue = 'trickle' ORDER BY 2 DESC LIMIT 15`);
     console.error(worst.rows);
   }
   const q = (
