@@ -2,9 +2,10 @@
 // main thread, written at their instants from a worker thread with connections of its own. Real
 // PostgreSQL only: on the embedded database the wheel fires from the main thread. Nothing here is
 // timed against a deadline: instants are compared with what PostgreSQL recorded.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { preciseNow } from '../src/sweeper/pgClock.ts';
 import { FireThread } from '../src/sweeper/fireThread.ts';
+import { FIRE_LEAD_MS, ON_THREAD_MAX } from '../src/sweeper/pass.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { acceptQueue, insertTimers } from './helpers/timers.ts';
 
@@ -207,18 +208,28 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
 
   it("wakes the loop as a fire settles while the thread is full, so the wheel's next instants do not wait for the next claim", async () => {
     // Nothing else wakes this loop once it has claimed them: no timer beyond the window, no
-    // schedule after these, and two minutes between claims. The thread takes four fires at a time
-    // (ON_THREAD_MAX), so most of these 24 instants, 3 ms apart, are sent only when an earlier fire settles.
+    // schedule after these, and two minutes between claims. The thread holds ON_THREAD_MAX fires
+    // at a time, each sent FIRE_LEAD_MS ahead of its instant; the instants are close enough that
+    // twice that many are within the lead at once, so most are sent only when an earlier fire settles.
     const looped = await startTestBroker({
       sweeper: true,
       env: { QUEEN_SWEEPER_HANDOFF_MS: '60000', QUEEN_SWEEPER_MAX_SLEEP_MS: '120000' },
     });
+    // The fires on the thread at once, counted where the pass hands them over.
+    const send = FireThread.prototype.transaction;
+    let onThread = 0;
+    let most = 0;
+    const spy = vi.spyOn(FireThread.prototype, 'transaction').mockImplementation(function (this: FireThread, ...args) {
+      most = Math.max(most, ++onThread);
+      return send.apply(this, args).finally(() => onThread--) as ReturnType<typeof send>;
+    });
+    const step = Math.max(1, Math.floor(FIRE_LEAD_MS / (2 * ON_THREAD_MAX)));
     try {
-      const operations = Array.from({ length: 24 }, (_, i) => ({
+      const operations = Array.from({ length: 4 * ON_THREAD_MAX }, (_, i) => ({
         op: 'schedule',
         queue: 'wake',
         timerKey: `w${i}`,
-        delayMs: 3_000 + 3 * i,
+        delayMs: 3_000 + step * i,
         payload: 'e30=',
       }));
       const r = await api(looped, 'POST', '/api/v1/timers', { body: { operations } });
@@ -230,7 +241,10 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
         `SELECT count(DISTINCT timer_key)::int AS keys, count(*) FILTER (WHERE created_at < deliver_at)::int AS early FROM messages`,
       );
       expect(rows[0]).toEqual({ keys: operations.length, early: 0 });
+      // The bound held, and was reached: the wake above was needed.
+      expect(most).toBe(ON_THREAD_MAX);
     } finally {
+      spy.mockRestore();
       await looped.close();
     }
   });
