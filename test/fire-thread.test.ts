@@ -210,7 +210,8 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     // Nothing else wakes this loop once it has claimed them: no timer beyond the window, no
     // schedule after these, and two minutes between claims. The thread holds ON_THREAD_MAX fires
     // at a time, each sent FIRE_LEAD_MS ahead of its instant; the instants are close enough that
-    // twice that many are within the lead at once, so most are sent only when an earlier fire settles.
+    // twice that many are within the lead at once, so most are sent only when an earlier fire
+    // settles, and they span three leads, so that a pass woken late still finds the bound's worth.
     const looped = await startTestBroker({
       sweeper: true,
       env: { QUEEN_SWEEPER_HANDOFF_MS: '60000', QUEEN_SWEEPER_MAX_SLEEP_MS: '120000' },
@@ -225,7 +226,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     });
     const step = Math.max(1, Math.floor(FIRE_LEAD_MS / (2 * ON_THREAD_MAX)));
     try {
-      const operations = Array.from({ length: 4 * ON_THREAD_MAX }, (_, i) => ({
+      const operations = Array.from({ length: 8 * ON_THREAD_MAX }, (_, i) => ({
         op: 'schedule',
         queue: 'wake',
         timerKey: `w${i}`,
