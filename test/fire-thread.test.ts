@@ -79,8 +79,9 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
       const at = preciseNow() + 200;
       const slow = thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']);
-      const first = thread.transaction(at + 5, committing(TXID), ['acme/q/p']);
-      const second = thread.transaction(at + 10, committing(TXID), ['acme/q/p']);
+      // 300 ms after it: a thread that woke late for the slow one would have taken jobs already due into its group.
+      const first = thread.transaction(at + 300, committing(TXID), ['acme/q/p']);
+      const second = thread.transaction(at + 305, committing(TXID), ['acme/q/p']);
       const [s, a, b] = await Promise.all([slow, first, second]);
       // Both were due long before the slow one committed: they left together, after it, in one transaction.
       expect(a.sentAt).toBeGreaterThanOrEqual(s.receivedAt);
@@ -103,9 +104,9 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       const slow = thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']);
       const insert = (n: number) => `INSERT INTO fire_thread_probe VALUES (${n}) RETURNING txid_current()::text AS x`;
       const jobs = [
-        thread.transaction(at + 5, committing(insert(1)), ['acme/q/p']),
-        thread.transaction(at + 6, committing('SELECT 1/0'), ['acme/q/p']),
-        thread.transaction(at + 7, committing(insert(3)), ['acme/q/p']),
+        thread.transaction(at + 300, committing(insert(1)), ['acme/q/p']),
+        thread.transaction(at + 301, committing('SELECT 1/0'), ['acme/q/p']),
+        thread.transaction(at + 302, committing(insert(3)), ['acme/q/p']),
       ];
       await slow;
       const [one, failed, three] = await Promise.allSettled(jobs);
@@ -127,7 +128,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
       const at = preciseNow() + 200;
       const slow = thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']);
-      const queued = Array.from({ length: 20 }, (_, i) => thread.transaction(at + 5 + i, committing(TXID), ['acme/q/p']));
+      const queued = Array.from({ length: 20 }, (_, i) => thread.transaction(at + 300 + i, committing(TXID), ['acme/q/p']));
       await slow;
       const txids = (await Promise.all(queued)).map((d) => d.result.rows[0].x as string);
       expect(new Set(txids.slice(0, 16)).size).toBe(1);
