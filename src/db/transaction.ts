@@ -245,11 +245,6 @@ export class WrittenTransaction implements Queryable {
     return this.queries;
   }
 
-  /** Whether its last statement is a COMMIT: the transaction is whole, and may run joined with others (the fire thread's groups). */
-  get whole(): boolean {
-    return this.queries[this.queries.length - 1].text === 'COMMIT';
-  }
-
   /** The statements' outcomes (BEGIN's first), or the failure of the whole transaction. */
   settle(outcomes: StatementOutcome[] | undefined, failure?: Error): void {
     this.answers.forEach((a, i) => {

@@ -23,8 +23,6 @@ import { WrittenTransaction, type Queryable, type StatementOutcome, type Stateme
 /**
  * What the thread runs: a transaction's statements, written at once at `at` (preciseNow, pgClock.ts),
  * not while a job sharing one of its `keys` runs or waits ahead of it (the partitions it appends to).
- * `whole`: the statements are BEGIN … COMMIT (WrittenTransaction.whole), so the job may run in one
- * transaction with others.
  */
 export interface FireJob {
   kind: 'fire';
@@ -32,7 +30,6 @@ export interface FireJob {
   at: number;
   keys: string[];
   queries: StatementText[];
-  whole: boolean;
 }
 
 export type ToThread = FireJob | { kind: 'close' };
@@ -112,7 +109,7 @@ export class FireThread {
     result.catch(() => {});
     let outcome: JobOutcome;
     try {
-      outcome = await this.send(at, keys, tx.close(), tx.whole);
+      outcome = await this.send(at, keys, tx.close());
     } catch (err) {
       tx.settle(undefined, err as Error);
       throw err;
@@ -129,12 +126,12 @@ export class FireThread {
     await exited;
   }
 
-  private send(at: number, keys: string[], queries: StatementText[], whole: boolean): Promise<JobOutcome> {
+  private send(at: number, keys: string[], queries: StatementText[]): Promise<JobOutcome> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ kind: 'fire', id, at, keys, queries, whole } satisfies ToThread);
+      this.worker.postMessage({ kind: 'fire', id, at, keys, queries } satisfies ToThread);
     });
   }
 

@@ -100,18 +100,24 @@ function next(): void {
 function groupOf(first: number, blocked: Set<string>): FireJob[] {
   const head = queue[first];
   const group = [head];
-  if (head.whole) {
+  if (whole(head)) {
     const until = Math.max(head.at, preciseNow());
     for (let i = first + 1; i < queue.length && group.length < GROUP_MAX; i++) {
       const j = queue[i];
       if (j.at > until) break;
-      if (j.whole && j.keys.every((k) => !blocked.has(k))) group.push(j);
+      if (whole(j) && j.keys.every((k) => !blocked.has(k))) group.push(j);
       else for (const k of j.keys) blocked.add(k);
     }
   }
   for (const j of group) queue.splice(queue.indexOf(j), 1);
   return group;
 }
+
+/**
+ * Whether a job is a whole transaction: its statements (which a written transaction, db/transaction.ts,
+ * always begins with BEGIN) end with COMMIT, so they may run inside another's.
+ */
+const whole = (job: FireJob) => job.queries[job.queries.length - 1].text === 'COMMIT';
 
 /**
  * Runs a group's jobs as one transaction: BEGIN, each job's statements in turn, COMMIT. Each job's
