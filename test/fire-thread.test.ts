@@ -73,13 +73,24 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     };
   const TXID = `SELECT txid_current()::text AS x, (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS ms`;
 
-  it('runs the jobs that waited behind a slow one of their partition as one transaction, in instant order', async () => {
+  /**
+   * A running thread (as above), and a job on partition p that sleeps a second, due 200 ms from
+   * now at `at`; the thread is closed after `body`. The jobs queued behind it come 300 ms after it:
+   * a thread that woke late for it would have taken jobs already due into its group.
+   */
+  async function behindSlow(body: (thread: FireThread, at: number, slow: ReturnType<FireThread['transaction']>) => Promise<void>) {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
       await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
       const at = preciseNow() + 200;
-      const slow = thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']);
-      // 300 ms after it: a thread that woke late for the slow one would have taken jobs already due into its group.
+      await body(thread, at, thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']));
+    } finally {
+      await thread.close();
+    }
+  }
+
+  it('runs the jobs that waited behind a slow one of their partition as one transaction, in instant order', () =>
+    behindSlow(async (thread, at, slow) => {
       const first = thread.transaction(at + 300, committing(TXID), ['acme/q/p']);
       const second = thread.transaction(at + 305, committing(TXID), ['acme/q/p']);
       const [s, a, b] = await Promise.all([slow, first, second]);
@@ -89,55 +100,57 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       expect(b.result.rows[0].x).toBe(a.result.rows[0].x);
       // Each statement read its own clock, the earlier instant's first.
       expect(a.result.rows[0].ms).toBeLessThanOrEqual(b.result.rows[0].ms);
-    } finally {
-      await thread.close();
-    }
-  });
+    }));
+
+  it('runs a job that does not end with COMMIT in its own transaction, never joined with others', () =>
+    behindSlow(async (thread, at, slow) => {
+      const rollingBack = (tx: { query: (q: string) => Promise<{ rows: any[] }> }) => {
+        const r = tx.query(TXID);
+        void tx.query('ROLLBACK').catch(() => {});
+        return r;
+      };
+      const first = thread.transaction(at + 300, rollingBack, ['acme/q/p']);
+      const second = thread.transaction(at + 305, rollingBack, ['acme/q/p']);
+      const [, a, b] = await Promise.all([slow, first, second]);
+      // Both waited behind the slow one, and still left one after the other.
+      expect(b.result.rows[0].x).not.toBe(a.result.rows[0].x);
+      expect(b.sentAt).toBeGreaterThanOrEqual(a.receivedAt);
+    }));
 
   it('when a job of such a transaction fails, answers it with its failure and runs the others again alone', async () => {
     await tb.sql.query('CREATE TABLE IF NOT EXISTS fire_thread_probe (n int)');
     await tb.sql.query('TRUNCATE fire_thread_probe');
-    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
-      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
-      const at = preciseNow() + 200;
-      const slow = thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']);
-      const insert = (n: number) => `INSERT INTO fire_thread_probe VALUES (${n}) RETURNING txid_current()::text AS x`;
-      const jobs = [
-        thread.transaction(at + 300, committing(insert(1)), ['acme/q/p']),
-        thread.transaction(at + 301, committing('SELECT 1/0'), ['acme/q/p']),
-        thread.transaction(at + 302, committing(insert(3)), ['acme/q/p']),
-      ];
-      await slow;
-      const [one, failed, three] = await Promise.allSettled(jobs);
-      expect(failed).toMatchObject({ status: 'rejected', reason: { code: '22012' } });
-      // The rolled-back transaction took the inserts with it; each ran again, on its own.
-      const ok = [one, three].map((o) => (o.status === 'fulfilled' ? o.value : undefined));
-      expect(ok[0]?.result.rows[0].x).not.toBe(ok[1]?.result.rows[0].x);
-      const { rows } = await tb.sql.query('SELECT n FROM fire_thread_probe ORDER BY n');
-      expect(rows).toEqual([{ n: 1 }, { n: 3 }]);
+      await behindSlow(async (thread, at, slow) => {
+        const insert = (n: number) => `INSERT INTO fire_thread_probe VALUES (${n}) RETURNING txid_current()::text AS x`;
+        const jobs = [
+          thread.transaction(at + 300, committing(insert(1)), ['acme/q/p']),
+          thread.transaction(at + 301, committing('SELECT 1/0'), ['acme/q/p']),
+          thread.transaction(at + 302, committing(insert(3)), ['acme/q/p']),
+        ];
+        await slow;
+        const [one, failed, three] = await Promise.allSettled(jobs);
+        expect(failed).toMatchObject({ status: 'rejected', reason: { code: '22012' } });
+        // The rolled-back transaction took the inserts with it; each ran again, on its own.
+        const ok = [one, three].map((o) => (o.status === 'fulfilled' ? o.value : undefined));
+        expect(ok[0]?.result.rows[0].x).not.toBe(ok[1]?.result.rows[0].x);
+        const { rows } = await tb.sql.query('SELECT n FROM fire_thread_probe ORDER BY n');
+        expect(rows).toEqual([{ n: 1 }, { n: 3 }]);
+      });
     } finally {
-      await thread.close();
       await tb.sql.query('DROP TABLE fire_thread_probe');
     }
   });
 
-  it('takes at most 16 fires into one transaction; the rest leave in the next', async () => {
-    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
-    try {
-      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
-      const at = preciseNow() + 200;
-      const slow = thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']);
+  it('takes at most 16 fires into one transaction; the rest leave in the next', () =>
+    behindSlow(async (thread, at, slow) => {
       const queued = Array.from({ length: 20 }, (_, i) => thread.transaction(at + 300 + i, committing(TXID), ['acme/q/p']));
       await slow;
       const txids = (await Promise.all(queued)).map((d) => d.result.rows[0].x as string);
       expect(new Set(txids.slice(0, 16)).size).toBe(1);
       expect(new Set(txids.slice(16)).size).toBe(1);
       expect(txids[16]).not.toBe(txids[0]);
-    } finally {
-      await thread.close();
-    }
-  });
+    }));
 
   it('keeps a job out of a group while a job ahead of it, left waiting, shares one of its partitions', async () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
