@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createScratchDatabase } from '../src/db/scratch.ts';
+import { backendCpuMs, cpuBetween, cpuOf, type CpuReading } from './cpu.ts';
 import { scheduleWarmupBatches } from './warmup.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -255,7 +256,8 @@ async function waitUntil(done: () => boolean, deadline: number) {
   while (!done() && Date.now() < deadline) await sleep(5);
 }
 
-async function measurePeer(peer: Peer, o: Options) {
+/** `serverCpu` reads the CPU of what serves the peer (its database's backends, its redis-server). */
+async function measurePeer(peer: Peer, o: Options, serverCpu: () => Promise<CpuReading>) {
   // fire: N jobs due a second ago, then the worker starts.
   const dueAt = Date.now() - 1000;
   for (let from = 0; from < o.n; from += 5_000) {
@@ -327,20 +329,27 @@ async function measurePeer(peer: Peer, o: Options) {
     );
   await postBatches(warm);
   const timed = batches.slice(warm).reduce((n, b) => n + b.length, 0);
+  const serverBefore = await serverCpu();
+  const cpuBefore = process.cpuUsage();
   const scheduleStarted = performance.now();
   await postBatches(batches.length);
   const scheduleSeconds = (performance.now() - scheduleStarted) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const serverMs = cpuBetween(serverBefore, await serverCpu());
   const schedule = {
     n: timed,
     warmupBatches: warm,
     seconds: round(scheduleSeconds, 3),
     jobsPerSec: round(timed / scheduleSeconds),
+    // As queen-timers' processCpuUsPerOp and databaseCpuUsPerOp (bench/run.ts).
+    producerCpuUsPerJob: round((cpu.user + cpu.system) / timed, 1),
+    ...(serverMs === undefined ? {} : { serverCpuUsPerJob: round((serverMs * 1000) / timed, 1) }),
   };
 
   return { schedule, fire, trickle };
 }
 
-/** `--child=system:setting --db=url | --redis-port=p`: one configuration, one JSON line on stdout. */
+/** `--child=system:setting --db=url | --redis-port=p --redis-pid=p`: one configuration, one JSON line on stdout. */
 async function child(args: string[]) {
   const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const [system, setting] = flag('child')!.split(':');
@@ -353,10 +362,15 @@ async function child(args: string[]) {
       : s.system === 'pg-boss'
         ? await openPgBoss(s, o, flag('db')!)
         : await openBullMQ(o, Number(flag('redis-port')));
+  // The database's backends are listed by a connection of this process's own (idle meanwhile).
+  const side = flag('db') ? new pg.Client({ connectionString: flag('db') }) : undefined;
   try {
-    const result = await measurePeer(peer, o);
+    await side?.connect();
+    const serverCpu = side ? () => backendCpuMs(side) : async () => cpuOf([Number(flag('redis-pid'))]);
+    const result = await measurePeer(peer, o, serverCpu);
     console.log(JSON.stringify({ system, setting, version: peer.version, ...result }));
   } finally {
+    await side?.end();
     await peer.close();
   }
 }
@@ -429,7 +443,7 @@ async function startRedis() {
     }
     await sleep(50);
   }
-  return { port, stop };
+  return { port, pid: proc.pid!, stop };
 }
 
 // ---------------------------------------------------------------- the driver --
@@ -451,6 +465,9 @@ interface Row {
   label: string;
   clock: string;
   scheduleJobsPerSec?: number;
+  /** CPU per scheduled job (µs): the producing process's (queen-timers: the broker's and its HTTP client's), and the server's. */
+  producerCpu?: number;
+  serverCpu?: number;
   fireJobsPerSec?: number;
   fireNote?: string;
   p50?: number;
@@ -552,6 +569,8 @@ export async function runPeers(args: string[]): Promise<number> {
         label: 'defaults; schedule over HTTP (POST /api/v1/timers)',
         clock: "database's",
         scheduleJobsPerSec: get('schedule').opsPerSec,
+        producerCpu: get('schedule').processCpuUsPerOp,
+        serverCpu: get('schedule').databaseCpuUsPerOp,
         fireJobsPerSec: get('fire').framesPerSec,
         p50: t.p50Ms,
         p95: t.p95Ms,
@@ -572,7 +591,7 @@ export async function runPeers(args: string[]): Promise<number> {
     let cleanup = async () => {};
     onInterrupt = () => cleanup();
     try {
-      let where: string;
+      let where: string[];
       if (s.system === 'bullmq') {
         if (!redis) {
           console.error('# BullMQ skipped: redis-server is not installed (Debian: apt-get install redis-server)');
@@ -581,15 +600,15 @@ export async function runPeers(args: string[]): Promise<number> {
         }
         const r = await startRedis();
         cleanup = r.stop;
-        where = `--redis-port=${r.port}`;
+        where = [`--redis-port=${r.port}`, `--redis-pid=${r.pid}`];
         row.label += `; Redis ${redis}, AOF everysec`;
       } else {
         const db = await createScratchDatabase(server, 'qt_peers');
         cleanup = db.drop;
-        where = `--db=${db.url}`;
+        where = [`--db=${db.url}`];
       }
       const out = await runChild(
-        [SELF, `--child=${s.system}:${s.setting}`, where, `--concurrency=${o.concurrency}`, ...sizeArgs].concat([
+        [SELF, `--child=${s.system}:${s.setting}`, ...where, `--concurrency=${o.concurrency}`, ...sizeArgs].concat([
           `--fire-cap-s=${o.fireCapMs / 1000}`,
           `--trickle-grace-s=${o.trickleGraceMs / 1000}`,
         ]),
@@ -597,6 +616,8 @@ export async function runPeers(args: string[]): Promise<number> {
       const r = JSON.parse(out.trim().split('\n').pop()!);
       row.name = `${s.system} ${r.version} ${s.setting}`;
       row.scheduleJobsPerSec = r.schedule.jobsPerSec;
+      row.producerCpu = r.schedule.producerCpuUsPerJob;
+      row.serverCpu = r.schedule.serverCpuUsPerJob;
       row.fireJobsPerSec = r.fire.jobsPerSec;
       if (r.fire.capped) row.fireNote = `${r.fire.fired} of ${r.fire.n} in ${o.fireCapMs / 1000} s`;
       Object.assign(row, { p50: r.trickle.p50Ms, p95: r.trickle.p95Ms, p99: r.trickle.p99Ms, max: r.trickle.maxMs });
@@ -619,15 +640,20 @@ export async function runPeers(args: string[]): Promise<number> {
   const minutes = ((Date.now() - started.getTime()) / 60_000).toFixed(1);
   const othersAtEnd = busyProcesses();
   const queens = rows.filter((r) => r.name.startsWith('queen-timers') && !r.error);
-  const mean = (k: 'scheduleJobsPerSec' | 'fireJobsPerSec' | 'p50' | 'p99' | 'max') =>
-    queens.reduce((sum, r) => sum + (r[k] ?? 0), 0) / queens.length;
+  const scheduleCpu = (r: Row) => (r.producerCpu === undefined || r.serverCpu === undefined ? undefined : r.producerCpu + r.serverCpu);
+  // A mean of the queen-timers runs; undefined when a run lacks the figure.
+  const mean = (get: (r: Row) => number | undefined) => {
+    const values = queens.map(get);
+    return values.includes(undefined) ? undefined : values.reduce((sum: number, v) => sum + v!, 0) / values.length;
+  };
   const queen = queens.length
     ? {
-        scheduleJobsPerSec: mean('scheduleJobsPerSec'),
-        fireJobsPerSec: mean('fireJobsPerSec'),
-        p50: mean('p50'),
-        p99: mean('p99'),
-        max: mean('max'),
+        scheduleJobsPerSec: mean((r) => r.scheduleJobsPerSec),
+        scheduleCpu: mean(scheduleCpu),
+        fireJobsPerSec: mean((r) => r.fireJobsPerSec),
+        p50: mean((r) => r.p50),
+        p99: mean((r) => r.p99),
+        max: mean((r) => r.max),
       }
     : undefined;
   const fmt = (v: number | undefined, digits = 0) => (v === undefined ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits }));
@@ -651,31 +677,37 @@ export async function runPeers(args: string[]): Promise<number> {
     if (list) out.push('', `Other processes above 5 % CPU (lifetime average) at the ${when} of the run:`, '', '```', list, '```');
   }
   out.push('');
-  out.push('| system | settings | schedule jobs/s | fire jobs/s | trickle p50 ms | p95 | p99 | max | lag clock |');
-  out.push('|---|---|---:|---:|---:|---:|---:|---:|---|');
+  out.push(
+    "Schedule CPU is µs per job while scheduling: the producing process (for queen-timers, the broker and the HTTP client on its thread) + the server (the database's backends, or redis-server), from /proc.",
+    '',
+  );
+  out.push('| system | settings | schedule jobs/s | schedule CPU µs/job | fire jobs/s | trickle p50 ms | p95 | p99 | max | lag clock |');
+  out.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const r of rows) {
     if (r.error) {
-      out.push(`| ${r.name} | ${r.label} | ${r.error} | | | | | | |`);
+      out.push(`| ${r.name} | ${r.label} | ${r.error} | | | | | | | |`);
       continue;
     }
+    const cpu = scheduleCpu(r) === undefined ? '–' : `${fmt(r.producerCpu, 1)} + ${fmt(r.serverCpu, 1)} = ${fmt(scheduleCpu(r), 1)}`;
     const fire = `${fmt(r.fireJobsPerSec)}${r.fireNote ? ` (capped: ${r.fireNote})` : ''}`;
     const p50 = `${fmt(r.p50, 1)}${r.trickleNote ? ` (${r.trickleNote})` : ''}`;
     out.push(
-      `| ${r.name} | ${r.label} | ${fmt(r.scheduleJobsPerSec)} | ${fire} | ${p50} | ${fmt(r.p95, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${r.clock} |`,
+      `| ${r.name} | ${r.label} | ${fmt(r.scheduleJobsPerSec)} | ${cpu} | ${fire} | ${p50} | ${fmt(r.p95, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${r.clock} |`,
     );
   }
   if (queen) {
     out.push(
       '',
       `Against queen-timers in the same run, the mean of its ${queens.length === 2 ? 'first and last runs' : 'run'} ` +
-        '(throughput: peer ÷ queen-timers, higher is faster; lag: peer ÷ queen-timers, higher is slower):',
+        '(throughput: peer ÷ queen-timers, higher is faster; CPU and lag: peer ÷ queen-timers, higher is costlier and slower):',
       '',
     );
-    out.push('| system | schedule | fire | trickle p50 | p99 | max |');
-    out.push('|---|---:|---:|---:|---:|---:|');
+    out.push('| system | schedule | schedule CPU | fire | trickle p50 | p99 | max |');
+    out.push('|---|---:|---:|---:|---:|---:|---:|');
     for (const r of rows.filter((x) => !queens.includes(x) && !x.error)) {
       out.push(
-        `| ${r.name} | ${ratio(r.scheduleJobsPerSec, queen.scheduleJobsPerSec)} | ${ratio(r.fireJobsPerSec, queen.fireJobsPerSec)} | ` +
+        `| ${r.name} | ${ratio(r.scheduleJobsPerSec, queen.scheduleJobsPerSec)} | ${ratio(scheduleCpu(r), queen.scheduleCpu)} | ` +
+          `${ratio(r.fireJobsPerSec, queen.fireJobsPerSec)} | ` +
           `${ratio(r.p50, queen.p50)} | ${ratio(r.p99, queen.p99)} | ${ratio(r.max, queen.max)} |`,
       );
     }

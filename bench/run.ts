@@ -47,7 +47,6 @@
 // p99 within +5 ms of the empty table; peek and list p99 ≤ 10 ms. Soak (30 min): tables ≤ 1.2×,
 // lag p99 ≤ 1.2×, RSS ≤ 1.1× of the first 5 minutes. CLI: `--help` ≤ 0.5 s, every call.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance as nodePerformance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
@@ -59,6 +58,7 @@ import { createScratchDatabase } from '../src/db/scratch.ts';
 import { startSweeper } from '../src/sweeper/index.ts';
 import { FireHistory, fireHistoryFlushDuty } from '../src/maintenance/fireHistory.ts';
 import { startDuty } from '../src/maintenance/loop.ts';
+import { backendCpuMs, cpuBetween } from './cpu.ts';
 import { measureDashboard } from './dashboard.ts';
 import { measureFootprint } from './footprint.ts';
 import { client, measureBusyTrickle, measureGroupBootstrap, measureLog } from './log.ts';
@@ -343,34 +343,6 @@ async function measureTrickleWindows(broker: Broker, sql: pg.Pool): Promise<void
   } finally {
     cfg.QUEEN_SWEEPER_HANDOFF_MS = configured;
   }
-}
-
-/**
- * CPU (ms) spent so far by the PostgreSQL backends of this bench's database, read from /proc when
- * the server runs on this machine; by backend pid, so that a window's share can be taken. Empty
- * when the server is elsewhere (or /proc says nothing).
- */
-async function backendCpuMs(sql: pg.Pool): Promise<Map<number, number>> {
-  const pids = (await sql.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows;
-  const out = new Map<number, number>();
-  for (const { pid } of pids) {
-    try {
-      // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th, stime the 15th.
-      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      out.set(pid, (Number(f[11]) + Number(f[12])) * 10);
-    } catch {
-      return new Map();
-    }
-  }
-  return out;
-}
-
-/** The database's CPU between two backendCpuMs() readings (a backend born in between counts from 0). */
-function cpuBetween(before: Map<number, number>, after: Map<number, number>): number | undefined {
-  if (after.size === 0) return undefined;
-  let ms = 0;
-  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
-  return ms;
 }
 
 async function measureSchedule(broker: Broker, sql: pg.Pool, base: string): Promise<Record<string, any>> {
