@@ -157,13 +157,14 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     try {
       await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
       const at = preciseNow() + 200;
-      // Both connections busy: r's for 2 s, p's for 0.5 s (100 ms later, not due with r's, so not joined to it).
+      // Both connections busy: r's for 2 s, p's for 0.5 s (300 ms later, so that a thread woken late
+      // for r's does not find p's due with it and join them).
       const slowR = thread.transaction(at, committing('SELECT pg_sleep(2)'), ['acme/q/r']);
-      const slowP = thread.transaction(at + 100, committing('SELECT pg_sleep(0.5)'), ['acme/q/p']);
+      const slowP = thread.transaction(at + 300, committing('SELECT pg_sleep(0.5)'), ['acme/q/p']);
       // x waits for r; y (p) may leave when p's connection frees; z (p and s) must not go with it, ahead of x on s.
-      const x = thread.transaction(at + 300, committing(TXID), ['acme/q/r', 'acme/q/s']);
-      const y = thread.transaction(at + 301, committing(TXID), ['acme/q/p']);
-      const z = thread.transaction(at + 302, committing(TXID), ['acme/q/p', 'acme/q/s']);
+      const x = thread.transaction(at + 600, committing(TXID), ['acme/q/r', 'acme/q/s']);
+      const y = thread.transaction(at + 601, committing(TXID), ['acme/q/p']);
+      const z = thread.transaction(at + 602, committing(TXID), ['acme/q/p', 'acme/q/s']);
       const [r, p, dx, dy, dz] = await Promise.all([slowR, slowP, x, y, z]);
       expect(dy.sentAt).toBeGreaterThanOrEqual(p.receivedAt);
       expect(dy.sentAt).toBeLessThan(r.receivedAt);
