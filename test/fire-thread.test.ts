@@ -24,32 +24,32 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
       // Once it is running: a thread still loading gets both sends at once, late, and runs the one it reads first.
-      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
+      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'), []);
       const at = preciseNow();
       // Sent first, for the later instant; the earlier one is sent second and still runs first.
-      const later = thread.transaction(at + 600, (tx) => tx.query(NOW));
-      const earlier = thread.transaction(at + 300, (tx) => tx.query(NOW));
+      const later = thread.transaction(at + 600, (tx) => tx.query(NOW), []);
+      const earlier = thread.transaction(at + 300, (tx) => tx.query(NOW), []);
       const [l, e] = await Promise.all([later, earlier]);
       expect(e.sentAt).toBeGreaterThanOrEqual(at + 300);
       expect(l.sentAt).toBeGreaterThanOrEqual(at + 600);
       expect(e.result.rows[0].ms).toBeLessThan(l.result.rows[0].ms);
 
-      const failed = await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1/0')).catch((err: unknown) => err);
+      const failed = await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1/0'), []).catch((err: unknown) => err);
       expect(failed).toMatchObject({ code: '22012', message: 'division by zero' });
       // The COMMIT after the failure ended the transaction: the connection serves the next one.
-      expect((await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 7 AS n'))).result.rows).toEqual([{ n: 7 }]);
+      expect((await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 7 AS n'), [])).result.rows).toEqual([{ n: 7 }]);
     } finally {
       await thread.close();
     }
     expect(thread.alive).toBe(false);
     // After close, a transaction fails as a lost connection does (SQLSTATE class 08): the sweeper holds its batch.
-    await expect(thread.transaction(preciseNow(), (tx) => tx.query(NOW))).rejects.toMatchObject({ code: '08006' });
+    await expect(thread.transaction(preciseNow(), (tx) => tx.query(NOW), [])).rejects.toMatchObject({ code: '08006' });
   });
 
   it('runs no two jobs sharing a key at once (a partition), while a job of another key goes beside them', async () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
-      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1')); // running, as above
+      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'), []); // running, as above
       const at = preciseNow() + 200;
       const slow = thread.transaction(at, (tx) => tx.query('SELECT pg_sleep(1)'), ['acme/q/p']);
       const samePartition = thread.transaction(at + 5, (tx) => tx.query(NOW), ['acme/q/p']);
@@ -81,7 +81,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
   async function behindSlow(body: (thread: FireThread, at: number, slow: ReturnType<FireThread['transaction']>) => Promise<void>) {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
-      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
+      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'), []);
       const at = preciseNow() + 200;
       await body(thread, at, thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']));
     } finally {
@@ -155,7 +155,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
   it('keeps a job out of a group while a job ahead of it, left waiting, shares one of its partitions', async () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
-      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'));
+      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'), []);
       const at = preciseNow() + 200;
       // Both connections busy: r's for 2 s, p's for 0.5 s (300 ms later, so that a thread woken late
       // for r's does not find p's due with it and join them).
@@ -178,10 +178,14 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
   it('a statement issued after the first await is refused, not left waiting', async () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
-      const out = thread.transaction(preciseNow(), async (tx) => {
-        await tx.query('SELECT 1');
-        return tx.query('SELECT 2');
-      });
+      const out = thread.transaction(
+        preciseNow(),
+        async (tx) => {
+          await tx.query('SELECT 1');
+          return tx.query('SELECT 2');
+        },
+        [],
+      );
       await expect(out).rejects.toThrow(/issues all its statements before it awaits one/);
     } finally {
       await thread.close();

@@ -101,9 +101,10 @@ export class FireThread {
   /**
    * Runs what `fn` issues on its transaction (all of it before its first await: fireAndCommit's
    * one-write fire) at `at` on the thread: BEGIN, `fn`'s statements, in one write; after every job
-   * sent before it that shares one of its `keys` has finished.
+   * sent before it that shares one of its `keys` has finished. No default: a fire that left its
+   * partitions out would race the fire before it for their append locks; [] says it has none.
    */
-  async transaction<T>(at: number, fn: (tx: Queryable) => Promise<T>, keys: string[] = []): Promise<Deferred<T>> {
+  async transaction<T>(at: number, fn: (tx: Queryable) => Promise<T>, keys: string[]): Promise<Deferred<T>> {
     const tx = new WrittenTransaction();
     const result = fn(tx);
     result.catch(() => {});
