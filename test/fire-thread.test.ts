@@ -20,37 +20,45 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     await tb?.close();
   });
 
-  it('runs a transaction at its instant, earliest instant first, and reports a failed statement with its SQLSTATE', async () => {
+  /**
+   * A thread that is running (one that is still loading gets its first sends at once, late, and
+   * runs the one it reads first), and an instant 200 ms from now for `body` to schedule against;
+   * the thread is closed after `body`.
+   */
+  async function withRunningThread(body: (thread: FireThread, at: number) => Promise<void>) {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
-      // Once it is running: a thread still loading gets both sends at once, late, and runs the one it reads first.
       await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'), []);
-      const at = preciseNow();
+      await body(thread, preciseNow() + 200);
+    } finally {
+      await thread.close();
+    }
+  }
+
+  it('runs a transaction at its instant, earliest instant first, and reports a failed statement with its SQLSTATE', async () => {
+    let closed: FireThread | undefined;
+    await withRunningThread(async (thread, at) => {
+      closed = thread;
       // Sent first, for the later instant; the earlier one is sent second and still runs first.
-      const later = thread.transaction(at + 600, (tx) => tx.query(NOW), []);
-      const earlier = thread.transaction(at + 300, (tx) => tx.query(NOW), []);
+      const later = thread.transaction(at + 400, (tx) => tx.query(NOW), []);
+      const earlier = thread.transaction(at + 100, (tx) => tx.query(NOW), []);
       const [l, e] = await Promise.all([later, earlier]);
-      expect(e.sentAt).toBeGreaterThanOrEqual(at + 300);
-      expect(l.sentAt).toBeGreaterThanOrEqual(at + 600);
+      expect(e.sentAt).toBeGreaterThanOrEqual(at + 100);
+      expect(l.sentAt).toBeGreaterThanOrEqual(at + 400);
       expect(e.result.rows[0].ms).toBeLessThan(l.result.rows[0].ms);
 
       const failed = await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1/0'), []).catch((err: unknown) => err);
       expect(failed).toMatchObject({ code: '22012', message: 'division by zero' });
       // The COMMIT after the failure ended the transaction: the connection serves the next one.
       expect((await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 7 AS n'), [])).result.rows).toEqual([{ n: 7 }]);
-    } finally {
-      await thread.close();
-    }
-    expect(thread.alive).toBe(false);
+    });
+    expect(closed?.alive).toBe(false);
     // After close, a transaction fails as a lost connection does (SQLSTATE class 08): the sweeper holds its batch.
-    await expect(thread.transaction(preciseNow(), (tx) => tx.query(NOW), [])).rejects.toMatchObject({ code: '08006' });
+    await expect(closed!.transaction(preciseNow(), (tx) => tx.query(NOW), [])).rejects.toMatchObject({ code: '08006' });
   });
 
-  it('runs no two jobs sharing a key at once (a partition), while a job of another key goes beside them', async () => {
-    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
-    try {
-      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'), []); // running, as above
-      const at = preciseNow() + 200;
+  it('runs no two jobs sharing a key at once (a partition), while a job of another key goes beside them', () =>
+    withRunningThread(async (thread, at) => {
       const slow = thread.transaction(at, (tx) => tx.query('SELECT pg_sleep(1)'), ['acme/q/p']);
       const samePartition = thread.transaction(at + 5, (tx) => tx.query(NOW), ['acme/q/p']);
       const otherPartition = thread.transaction(at + 5, (tx) => tx.query(NOW), ['acme/q/other']);
@@ -58,10 +66,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       // Beside it, the later instant of the same partition would have raced it for the append lock.
       expect(same.sentAt).toBeGreaterThanOrEqual(s.receivedAt);
       expect(other.sentAt).toBeLessThan(s.receivedAt);
-    } finally {
-      await thread.close();
-    }
-  });
+    }));
 
   /** A job written as a fire is: its statement, then COMMIT, both before anything is awaited. */
   const committing =
@@ -74,20 +79,12 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
   const TXID = `SELECT txid_current()::text AS x, (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS ms`;
 
   /**
-   * A running thread (as above), and a job on partition p that sleeps a second, due 200 ms from
-   * now at `at`; the thread is closed after `body`. The jobs queued behind it come 300 ms after it:
-   * a thread that woke late for it would have taken jobs already due into its group.
+   * withRunningThread, and a job on partition p that sleeps a second, due at `at`. The jobs queued
+   * behind it come 300 ms after it: a thread that woke late for it would have taken jobs already
+   * due into its group.
    */
-  async function behindSlow(body: (thread: FireThread, at: number, slow: ReturnType<FireThread['transaction']>) => Promise<void>) {
-    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
-    try {
-      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'), []);
-      const at = preciseNow() + 200;
-      await body(thread, at, thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p']));
-    } finally {
-      await thread.close();
-    }
-  }
+  const behindSlow = (body: (thread: FireThread, at: number, slow: ReturnType<FireThread['transaction']>) => Promise<void>) =>
+    withRunningThread((thread, at) => body(thread, at, thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p'])));
 
   it('runs the jobs that waited behind a slow one of their partition as one transaction, in instant order', () =>
     behindSlow(async (thread, at, slow) => {
@@ -152,11 +149,8 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       expect(txids[16]).not.toBe(txids[0]);
     }));
 
-  it('keeps a job out of a group while a job ahead of it, left waiting, shares one of its partitions', async () => {
-    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
-    try {
-      await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'), []);
-      const at = preciseNow() + 200;
+  it('keeps a job out of a group while a job ahead of it, left waiting, shares one of its partitions', () =>
+    withRunningThread(async (thread, at) => {
       // Both connections busy: r's for 2 s, p's for 0.5 s (300 ms later, so that a thread woken late
       // for r's does not find p's due with it and join them).
       const slowR = thread.transaction(at, committing('SELECT pg_sleep(2)'), ['acme/q/r']);
@@ -170,14 +164,10 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       expect(dy.sentAt).toBeLessThan(r.receivedAt);
       expect(dz.sentAt).toBeGreaterThanOrEqual(dx.sentAt);
       expect(dz.result.rows[0].x).not.toBe(dy.result.rows[0].x);
-    } finally {
-      await thread.close();
-    }
-  });
+    }));
 
-  it('a statement issued after the first await is refused, not left waiting', async () => {
-    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
-    try {
+  it('a statement issued after the first await is refused, not left waiting', () =>
+    withRunningThread(async (thread) => {
       const out = thread.transaction(
         preciseNow(),
         async (tx) => {
@@ -187,10 +177,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
         [],
       );
       await expect(out).rejects.toThrow(/issues all its statements before it awaits one/);
-    } finally {
-      await thread.close();
-    }
-  });
+    }));
 
   it("a sweeper's wheel fires through it, and fires every timer once, never early, when its connections are killed midway", async () => {
     const looped = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_HANDOFF_MS: '10000', QUEEN_SWEEPER_LEASE_MS: '3000' } });
