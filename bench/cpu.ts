@@ -12,7 +12,7 @@ export type CpuReading = Map<number, number>;
  * where stat's utime and stime count 10 ms ticks: a window of a few hundred ms over ten backends
  * would carry ticks' worth of error in each. Undefined when the process is not on this machine.
  */
-export function processCpuMs(pid: number): number | undefined {
+function processCpuMs(pid: number): number | undefined {
   try {
     return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
   } catch {
