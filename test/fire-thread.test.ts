@@ -23,9 +23,9 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
   /**
    * A thread that is running (one that is still loading gets its first sends at once, late, and
    * runs the one it reads first), and an instant 200 ms from now for `body` to schedule against;
-   * the thread is closed after `body`.
+   * the thread is closed after `body`, and returned closed.
    */
-  async function withRunningThread(body: (thread: FireThread, at: number) => Promise<void>) {
+  async function withRunningThread(body: (thread: FireThread, at: number) => Promise<void>): Promise<FireThread> {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     try {
       await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'), []);
@@ -33,12 +33,11 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     } finally {
       await thread.close();
     }
+    return thread;
   }
 
   it('runs a transaction at its instant, earliest instant first, and reports a failed statement with its SQLSTATE', async () => {
-    let closed: FireThread | undefined;
-    await withRunningThread(async (thread, at) => {
-      closed = thread;
+    const closed = await withRunningThread(async (thread, at) => {
       // Sent first, for the later instant; the earlier one is sent second and still runs first.
       const later = thread.transaction(at + 400, (tx) => tx.query(NOW), []);
       const earlier = thread.transaction(at + 100, (tx) => tx.query(NOW), []);
@@ -52,9 +51,9 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       // The COMMIT after the failure ended the transaction: the connection serves the next one.
       expect((await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 7 AS n'), [])).result.rows).toEqual([{ n: 7 }]);
     });
-    expect(closed?.alive).toBe(false);
+    expect(closed.alive).toBe(false);
     // After close, a transaction fails as a lost connection does (SQLSTATE class 08): the sweeper holds its batch.
-    await expect(closed!.transaction(preciseNow(), (tx) => tx.query(NOW), [])).rejects.toMatchObject({ code: '08006' });
+    await expect(closed.transaction(preciseNow(), (tx) => tx.query(NOW), [])).rejects.toMatchObject({ code: '08006' });
   });
 
   it('runs no two jobs sharing a key at once (a partition), while a job of another key goes beside them', () =>
