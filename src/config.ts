@@ -14,14 +14,13 @@ const bool = (def: boolean) =>
 
 /**
  * A PostgreSQL URL: one host, or several in libpq's form (postgresql://u@h1:5432,h2:5432/db) of
- * which every connection uses the primary (src/db/primary.ts).
+ * which every connection uses the primary, or a Unix-domain socket's directory (src/db/primary.ts).
+ * Refused here when the pools could not take it, so a bad URL stops the broker before it starts.
  */
 const databaseUrl = z.string().superRefine((v, ctx) => {
   try {
     parseDatabaseUrl(v);
   } catch (err) {
-    // One host: any URL pg takes, as before; several: the libpq form only.
-    if (!v.includes(',') && URL.canParse(v)) return;
     ctx.addIssue({
       code: 'custom',
       message: `a PostgreSQL URL (postgresql://user@host:port/db, or several host:port separated by commas): ${(err as Error).message}`,
@@ -46,7 +45,7 @@ export const configFields = z.object({
   DATABASE_URL: databaseUrl
     .optional()
     .describe(
-      'a PostgreSQL ≥ 14 server (or a PgBouncer in front of it); several hosts in the libpq form `postgresql://u@h1:5432,h2:5432/db`: every connection goes to the one that is the primary (docs/operations.md, "Failover"); unset: embedded PGlite in QUEEN_DATA_DIR (a single broker).',
+      'a PostgreSQL ≥ 14 server (or a PgBouncer in front of it); several hosts in the libpq form `postgresql://u@h1:5432,h2:5432/db`: every connection goes to the one that is the primary (docs/operations.md, "Failover"); a Unix-domain socket as libpq names it, its directory percent-encoded as the host (`postgresql://u@%2Fvar%2Frun%2Fpostgresql/db`) or `postgresql://u@/db?host=/var/run/postgresql`; unset: embedded PGlite in QUEEN_DATA_DIR (a single broker).',
     ),
   QUEEN_DIRECT_DATABASE_URL: databaseUrl
     .optional()

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,7 +179,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('a database URL that lists several hosts', () => {
+describe('a database URL: several hosts, a Unix-domain socket', () => {
   it('is parsed in the libpq form: host:port pairs in order, 5432 by default, IPv6 in brackets', () => {
     expect(parseDatabaseUrl('postgresql://app:pw@db1:5433,db2,[::1]:6000/cell?sslmode=disable')).toEqual({
       hosts: [
@@ -198,6 +198,53 @@ describe('a database URL that lists several hosts', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgresql://app@db1:port,db2/cell', QUEEN_JWT_SECRET: 'x'.repeat(32) })).toThrow(
       /DATABASE_URL: a PostgreSQL URL \(postgresql:\/\/user@host:port\/db, or several host:port separated by commas\): "db1:port" is not a host or host:port/,
     );
+  });
+
+  it('names a Unix-domain socket as libpq does: the directory percent-encoded as the host, or ?host= (and ?port=) with none before the path', () => {
+    expect(parseDatabaseUrl('postgresql://app@%2Fvar%2Frun%2Fpostgresql:5433/cell')).toEqual({
+      hosts: [{ host: '/var/run/postgresql', port: 5433 }],
+      single: 'postgresql://app@%2Fvar%2Frun%2Fpostgresql:5433/cell',
+    });
+    expect(parseDatabaseUrl('postgresql://app@/cell?host=/run/pg,db2&port=5433,6000&sslmode=disable')).toEqual({
+      hosts: [
+        { host: '/run/pg', port: 5433 },
+        { host: 'db2', port: 6000 },
+      ],
+      single: 'postgresql://app@%2Frun%2Fpg:5433/cell?sslmode=disable',
+    });
+    expect(parseDatabaseUrl('postgresql:///cell?host=%2Frun%2Fpg').hosts).toEqual([{ host: '/run/pg', port: 5432 }]);
+    const env = { QUEEN_JWT_SECRET: 'x'.repeat(32) };
+    expect(() => loadConfig({ ...env, DATABASE_URL: 'postgresql://app@/cell' })).toThrow(
+      /DATABASE_URL: .*names no host: write host\[:port\] after the @, or a socket directory as \?host=\/var\/run\/postgresql/,
+    );
+    expect(() => loadConfig({ ...env, DATABASE_URL: 'postgresql://app@/cell?host=a,b,c&port=1,2' })).toThrow(
+      /DATABASE_URL: .*\?port= lists 2 ports for 3 hosts: give one, or one for each/,
+    );
+  });
+
+  it.skipIf(!onRealPostgres)("connects over the server's Unix-domain socket when the URL names its directory", async () => {
+    const { db, drop } = await freshDatabase();
+    const u = new URL(db.url);
+    const dir = '/var/run/postgresql';
+    try {
+      if (!existsSync(`${dir}/.s.PGSQL.${u.port}`)) throw new Error(`no socket of the test server (port ${u.port}) in ${dir}`);
+      for (const url of [
+        `postgresql://${u.username}@${encodeURIComponent(dir)}:${u.port}${u.pathname}`,
+        `postgresql://${u.username}@${u.pathname}?host=${dir}&port=${u.port}`,
+      ]) {
+        const pool = heedingErrors(createPool(url, { max: 1 }));
+        try {
+          // A socket connection has no client address.
+          expect((await pool.query('SELECT client_addr IS NULL AS local FROM pg_stat_activity WHERE pid = pg_backend_pid()')).rows).toEqual(
+            [{ local: true }],
+          );
+        } finally {
+          await pool.end();
+        }
+      }
+    } finally {
+      await drop();
+    }
   });
 
   it('connects past a host that refuses to the one that answers as a primary, with TCP keepalive', async () => {

@@ -42,27 +42,61 @@ const URL_PARTS = /^(postgres(?:ql)?:\/\/)([^@/?#]*@)?([^/?#]*)(.*)$/i;
 
 /**
  * Parses a PostgreSQL URL with one or several hosts (`host[:port]` separated by commas, IPv6 in
- * brackets; a host without a port takes 5432). Throws an Error naming what is wrong.
+ * brackets; a host without a port takes 5432). A Unix-domain socket is named as libpq names it: its
+ * directory percent-encoded in place of a host (`postgresql://u@%2Fvar%2Frun%2Fpostgresql/db`), or,
+ * with no host before the path, the `host` (and `port`) query parameters
+ * (`postgresql://u@/db?host=/var/run/postgresql`). Throws an Error naming what is wrong.
  */
 export function parseDatabaseUrl(url: string): ParsedUrl {
   const m = URL_PARTS.exec(url);
   if (!m) throw new Error('must be a postgresql:// (or postgres://) URL');
-  const [, scheme, userinfo = '', hostList, rest] = m;
+  const [, scheme, userinfo = ''] = m;
+  let [, , , hostList, rest] = m;
+  if (hostList === '') [hostList, rest] = hostsFromQuery(rest);
   const hosts = hostList.split(',').map((h): Host => {
     const hp = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(h);
     if (!hp) throw new Error(`"${h}" is not a host or host:port`);
     const port = hp[2] === undefined ? 5432 : Number(hp[2]);
     if (port < 1 || port > 65535) throw new Error(`port ${port} of "${h}" is not 1..65535`);
-    return { host: hp[1].replace(/^\[(.*)\]$/, '$1'), port };
+    const host = /^%2F/i.test(hp[1]) ? decodeURIComponent(hp[1]) : hp[1].replace(/^\[(.*)\]$/, '$1');
+    return { host, port };
   });
   const first = hosts[0];
-  const single = `${scheme}${userinfo}${first.host.includes(':') ? `[${first.host}]` : first.host}:${first.port}${rest}`;
+  const single = `${scheme}${userinfo}${hostInUrl(first.host)}:${first.port}${rest}`;
   try {
     new URL(single);
   } catch {
     throw new Error('is not a valid URL');
   }
   return { hosts, single };
+}
+
+/**
+ * The host list of a URL with none before its path, from its query as libpq reads it: `host` (names
+ * or socket directories, separated by commas) and `port` (one for all, or one for each); and the
+ * rest of the URL without them.
+ */
+function hostsFromQuery(rest: string): [hostList: string, rest: string] {
+  const [path, search = ''] = rest.split('?', 2);
+  const query = new URLSearchParams(search);
+  const hosts = query.get('host')?.split(',') ?? [];
+  if (hosts.length === 0 || hosts.includes('')) {
+    throw new Error('names no host: write host[:port] after the @, or a socket directory as ?host=/var/run/postgresql');
+  }
+  const ports = query.get('port')?.split(',') ?? [];
+  if (ports.length > 1 && ports.length !== hosts.length) {
+    throw new Error(`?port= lists ${ports.length} ports for ${hosts.length} hosts: give one, or one for each`);
+  }
+  query.delete('host');
+  query.delete('port');
+  const hostList = hosts.map((h, i) => hostInUrl(h) + (ports.length === 0 ? '' : `:${ports[ports.length === 1 ? 0 : i]}`)).join(',');
+  return [hostList, query.size === 0 ? path : `${path}?${query}`];
+}
+
+/** A host as a URL writes it: an IPv6 address in brackets, a socket directory percent-encoded. */
+function hostInUrl(host: string): string {
+  if (host.startsWith('/')) return encodeURIComponent(host);
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 /**
@@ -77,7 +111,7 @@ function aim(client: object, h: Host): void {
   c.connectionParameters.port = h.port;
 }
 
-const label = (h: Host) => `${h.host.includes(':') ? `[${h.host}]` : h.host}:${h.port}`;
+const label = (h: Host) => `${h.host.startsWith('/') || !h.host.includes(':') ? h.host : `[${h.host}]`}:${h.port}`;
 
 /** No listed host answered as a primary. SQLSTATE 08001: the client could not establish a connection. */
 export class NoPrimaryError extends Error {
