@@ -50,9 +50,8 @@ const URL_PARTS = /^(postgres(?:ql)?:\/\/)([^@/?#]*@)?([^/?#]*)(.*)$/i;
 export function parseDatabaseUrl(url: string): ParsedUrl {
   const m = URL_PARTS.exec(url);
   if (!m) throw new Error('must be a postgresql:// (or postgres://) URL');
-  const [, scheme, userinfo = ''] = m;
-  let [, , , hostList, rest] = m;
-  if (hostList === '') [hostList, rest] = hostsFromQuery(rest);
+  const [, scheme, userinfo = '', authority, tail] = m;
+  const [hostList, rest] = authority === '' ? hostsFromQuery(tail) : [authority, tail];
   const hosts = hostList.split(',').map((h): Host => {
     const hp = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(h);
     if (!hp) throw new Error(`"${h}" is not a host or host:port`);
