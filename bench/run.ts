@@ -152,14 +152,19 @@ async function pgNow(sql: pg.Pool): Promise<number> {
   return (await sql.query(`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0].t;
 }
 
-/**
- * The raw-SQL limit: the same 100,000 due timers moved into the log by one statement (no lock order,
- * no lease, no exactly-once guarantee), rows per second.
- */
-async function rawFireRate(sql: pg.Pool, tenants: number): Promise<number> {
+/** N timers due a second ago over `tenants` tenants, on emptied tables. */
+async function dueTimers(sql: pg.Pool, tenants: number) {
   await reset(sql);
   await insertTimers(sql, N, 'f', -1000, 0, 64, tenants);
   await sql.query('VACUUM timers');
+}
+
+/**
+ * The raw-SQL limit: N due timers moved into the log by one statement (no lock order,
+ * no lease, no exactly-once guarantee), rows per second.
+ */
+async function rawFireRate(sql: pg.Pool, tenants: number): Promise<number> {
+  await dueTimers(sql, tenants);
   const started = performance.now();
   const raw = await sql.query(
     `WITH d AS (DELETE FROM timers WHERE deliver_at <= now() RETURNING *)
@@ -178,9 +183,7 @@ async function rawFireRate(sql: pg.Pool, tenants: number): Promise<number> {
  */
 async function measureFire(broker: Broker, sql: pg.Pool, label = 'fire', tenants = 1): Promise<number> {
   const rawBefore = await rawFireRate(sql, tenants);
-  await reset(sql);
-  await insertTimers(sql, N, 'f', -1000, 0, 64, tenants);
-  await sql.query('VACUUM timers');
+  await dueTimers(sql, tenants);
   const m = broker.services.metrics.fired;
   const before = (await m.get()).values[0]?.value ?? 0;
   const t0 = await pgNow(sql);
