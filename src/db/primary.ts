@@ -110,7 +110,8 @@ function aim(client: object, h: Host): void {
   c.connectionParameters.port = h.port;
 }
 
-const label = (h: Host) => `${h.host.startsWith('/') || !h.host.includes(':') ? h.host : `[${h.host}]`}:${h.port}`;
+/** A host as messages name it: as a URL writes it, but a socket directory as its path. */
+const label = (h: Host) => `${h.host.startsWith('/') ? h.host : hostInUrl(h.host)}:${h.port}`;
 
 /** No listed host answered as a primary. SQLSTATE 08001: the client could not establish a connection. */
 export class NoPrimaryError extends Error {
