@@ -213,6 +213,10 @@ describe('a database URL: several hosts, a Unix-domain socket', () => {
       single: 'postgresql://app@%2Frun%2Fpg:5433/cell?sslmode=disable',
     });
     expect(parseDatabaseUrl('postgresql:///cell?host=%2Frun%2Fpg').hosts).toEqual([{ host: '/run/pg', port: 5432 }]);
+    expect(parseDatabaseUrl('postgresql:///cell?host=/run/pg,db2&port=6000').hosts).toEqual([
+      { host: '/run/pg', port: 6000 },
+      { host: 'db2', port: 6000 },
+    ]);
     const env = { QUEEN_JWT_SECRET: 'x'.repeat(32) };
     expect(() => loadConfig({ ...env, DATABASE_URL: 'postgresql://app@/cell' })).toThrow(
       /DATABASE_URL: .*names no host: write host\[:port\] after the @, or a socket directory as \?host=\/var\/run\/postgresql/,
