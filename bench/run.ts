@@ -4,7 +4,8 @@
 //   schedule  100,000 timers through POST /api/v1/timers in 256-op batches over HTTP, ops/s
 //   fire      100,000 timers all due at once, one broker: frames/s until the last is in the log,
 //             beside the raw-SQL limit (one DELETE … RETURNING → INSERT statement moving as many
-//             rows, run before and after the sweeper's fire; their mean) and the ratio sweeper ÷ limit
+//             rows, run before and after the sweeper's fire; their mean) and the ratio sweeper ÷ limit;
+//             the broker process's CPU per frame while it fires
 //   trickle   2,000 timers scheduled over ~20 s with random delays: fire lag p50/p95/p99/max (ms),
 //             from the log's created_at − deliver_at (PostgreSQL's clock); run with the hand-off
 //             window at its setting (QUEEN_SWEEPER_HANDOFF_MS) and again at 0 (`trickleWindow0`),
@@ -187,12 +188,16 @@ async function measureFire(broker: Broker, sql: pg.Pool, label = 'fire', tenants
   const m = broker.services.metrics.fired;
   const before = (await m.get()).values[0]?.value ?? 0;
   const t0 = await pgNow(sql);
+  // The broker's process CPU while it fires (this process's: its other threads and the polling
+  // here included), beside the rate: what the sweeper takes from the cores PostgreSQL fires on.
+  const cpuBefore = process.cpuUsage();
   const sweeper = startSweeper(broker.services);
   for (;;) {
     const v = (await m.get()).values[0]?.value ?? 0;
     if (v - before >= N) break;
     await new Promise((r) => setTimeout(r, 5));
   }
+  const cpu = process.cpuUsage(cpuBefore);
   await sweeper.stop();
   const r = (await sql.query(`SELECT count(*)::int AS n, (extract(epoch FROM max(created_at)) * 1000)::float8 AS last FROM messages`))
     .rows[0];
@@ -211,6 +216,7 @@ async function measureFire(broker: Broker, sql: pg.Pool, label = 'fire', tenants
     rawFramesPerSec: Math.round(rawRate),
     rawBeforeAndAfter: [Math.round(rawBefore), Math.round(rawAfter)],
     ratio: round(rate / rawRate, 3),
+    processCpuUsPerFrame: round((cpu.user + cpu.system) / N, 1),
     loadAverage: loadavg().map((l) => round(l, 2)),
   });
   return rate;

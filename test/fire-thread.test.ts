@@ -2,7 +2,9 @@
 // main thread, written at their instants from a worker thread with connections of its own. Real
 // PostgreSQL only: on the embedded database the wheel fires from the main thread. Nothing here is
 // timed against a deadline: instants are compared with what PostgreSQL recorded.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSweeper } from '../src/sweeper/index.ts';
 import { preciseNow } from '../src/sweeper/pgClock.ts';
 import { FireThread } from '../src/sweeper/fireThread.ts';
 import { FIRE_LEAD_MS, ON_THREAD_MAX } from '../src/sweeper/pass.ts';
@@ -177,6 +179,54 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       );
       await expect(out).rejects.toThrow(/issues all its statements before it awaits one/);
     }));
+
+  it("is started by a sweeper's loop only after a pass left nothing due, not beside the backlog the loop found", async () => {
+    const { sql } = tb;
+    await sql.query(`INSERT INTO queues (tenant, name) VALUES ('acme', 'held')`);
+    await sql.query(`INSERT INTO partitions (tenant, queue, name) VALUES ('acme', 'held', 'Default')`);
+    await insertTimers(sql, { queue: 'held', count: 3 });
+    const threadBackends = async () =>
+      (
+        await sql.query<{ started: number }>(
+          `SELECT (extract(epoch FROM backend_start) * 1000)::float8 AS started FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`,
+        )
+      ).rows;
+    // The backlog's partition, held here: the loop's fire of it waits until this transaction ends.
+    const holder = await sql.connect();
+    await holder.query('BEGIN');
+    await holder.query(`SELECT 1 FROM partitions WHERE tenant = 'acme' AND queue = 'held' FOR UPDATE`);
+    const sweeper = startSweeper(tb.broker.services);
+    try {
+      await waitFor(
+        async () =>
+          (
+            await sql.query(`SELECT 1 FROM pg_stat_activity
+                              WHERE datname = current_database() AND application_name = 'queen-timers-sweeper'
+                                AND wait_event_type = 'Lock'`)
+          ).rowCount,
+      );
+      // A thread started with the loop has its connections open well within this (its modules take
+      // several hundred milliseconds to load); this one is not started while the backlog waits.
+      await sleep(3_000);
+      expect(await threadBackends()).toEqual([]);
+      await holder.query('COMMIT');
+      const fired = async () =>
+        (
+          await sql.query(
+            `SELECT count(*)::int AS n, (extract(epoch FROM max(created_at)) * 1000)::float8 AS last FROM messages WHERE queue = 'held'`,
+          )
+        ).rows[0] as { n: number; last: number };
+      await waitFor(async () => (await fired()).n === 3);
+      // Then the pass that found nothing more due started it.
+      const thread = await waitFor(async () => (await threadBackends())[0]);
+      expect(thread.started).toBeGreaterThan((await fired()).last);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => {});
+      holder.release();
+      await sweeper.stop();
+    }
+  });
 
   it("a sweeper's wheel fires through it, and fires every timer once, never early, when its connections are killed midway", async () => {
     const looped = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_HANDOFF_MS: '10000', QUEEN_SWEEPER_LEASE_MS: '3000' } });

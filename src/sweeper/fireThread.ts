@@ -34,6 +34,9 @@ export interface FireJob {
 
 export type ToThread = FireJob | { kind: 'close' };
 
+/** What the thread sends: a job's answer, or once, that its connections are open (or failed to open). */
+export type FromThread = JobOutcome | { kind: 'running' };
+
 /** A job's answer: each statement's outcome, when they were written and when the last answer came (preciseNow). */
 export interface JobOutcome {
   id: number;
@@ -74,6 +77,8 @@ export class FireThread {
   private nextId = 1;
   /** Set once the thread failed or exited: every later job fails at once. */
   private failure: Error | undefined;
+  /** Its modules loaded and its connections opened: a job sent now leaves at its instant. */
+  private started = false;
 
   /** A thread with connections of its own to `url` (the database's own server, as the sweeper's pool's). */
   constructor(url: string, onFailure: (err: Error) => void) {
@@ -81,7 +86,11 @@ export class FireThread {
     this.worker = new Worker(entry, { eval: isEval, workerData: { url } satisfies ThreadData });
     // The sweeper closes it (close()); a broker that never does is not held open by it.
     this.worker.unref();
-    this.worker.on('message', (o: JobOutcome) => {
+    this.worker.on('message', (o: FromThread) => {
+      if ('kind' in o) {
+        this.started = true;
+        return;
+      }
       const w = this.waiting.get(o.id);
       this.waiting.delete(o.id);
       w?.resolve(o);
@@ -96,6 +105,11 @@ export class FireThread {
   /** Whether jobs may still be sent. */
   get alive(): boolean {
     return this.failure === undefined;
+  }
+
+  /** Alive, and done starting: a job sent while it still loads waits for it (several hundred milliseconds). */
+  get running(): boolean {
+    return this.started && this.alive;
   }
 
   /**

@@ -17,7 +17,7 @@ import type pg from 'pg';
 import { createSweeperPool } from './connection.ts';
 import { preciseNow } from './pgClock.ts';
 import type { StatementOutcome } from '../db/transaction.ts';
-import type { FireJob, JobOutcome, ThreadData, ToThread } from './fireThread.ts';
+import type { FireJob, FromThread, JobOutcome, ThreadData, ToThread } from './fireThread.ts';
 
 const port = parentPort!;
 /** Fires in flight at once, each on a connection of its own. */
@@ -28,9 +28,11 @@ const CONNECTIONS = 2;
 const pool = createSweeperPool((workerData as ThreadData).url, CONNECTIONS, 'queen-timers-fire-thread', 0);
 // An idle connection killed under us: the pool replaces it; a job's own failure is reported with it.
 pool.on('error', () => {});
-// One that fails to open is opened by a job, which reports what fails.
+// One that fails to open is opened by a job, which reports what fails. Either way the thread is
+// running now, and the sweeper starts sending it the wheel's fires (fireThread.ts `running`).
 void Promise.allSettled(Array.from({ length: CONNECTIONS }, () => pool.connect())).then((opened) => {
   for (const o of opened) if (o.status === 'fulfilled') o.value.release();
+  port.postMessage({ kind: 'running' } satisfies FromThread);
 });
 
 /** Jobs not run yet, by instant (those sent for one instant in the order sent). */

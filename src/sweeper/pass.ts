@@ -178,8 +178,8 @@ export class SweepPass {
   /** A fireDue failed for reasons of its rows: the next claim takes due timers too, and isolates the failing ones. */
   private isolateDue = false;
   /**
-   * The wheel's fires leave from a thread of their own (fireThread.ts), started at the first, on
-   * real PostgreSQL. False with QUEEN_SWEEPER_FIRE_THREAD=false, on the embedded database, on
+   * The wheel's fires leave from a thread of their own (fireThread.ts), on real PostgreSQL (see
+   * lead for when). False with QUEEN_SWEEPER_FIRE_THREAD=false, on the embedded database, on
    * Citus (fireWheel), and after the thread failed.
    */
   private threadAllowed: boolean;
@@ -208,19 +208,35 @@ export class SweepPass {
     return pass;
   }
 
-  /** Paced by a loop: the materializer runs only when due (a pass driven by tests runs it every time). */
+  /**
+   * Paced by a loop: the materializer runs only when due (a pass driven by tests runs it every
+   * time), and the fire thread starts when the loop is first idle (startThreadWhenIdle).
+   */
   pace(): void {
     this.materializer.paced = true;
-    // The fire thread takes a few hundred milliseconds to start (its modules load): started now,
-    // not at the wheel's first instant, which would be that late. Not on Citus, which does without.
-    if (this.threadAllowed) {
-      pinnedPerShard(this.db).then(
-        (distributed) => {
-          if (!distributed && this.threadAllowed && !this.stopping) this.thread();
-        },
-        () => {},
-      );
-    }
+  }
+
+  /**
+   * Starts a loop's fire thread after a pass that left nothing due. Its start costs several hundred
+   * milliseconds of CPU (its modules load, on a thread of their own): at the loop's start it ran
+   * beside whatever backlog the broker found, on the same cores, and the fire bench's 100,000 due
+   * timers fired at 0.67–0.69x their raw-SQL limit, against 0.76–0.82x without it
+   * (docs/benchmarks.md). The wheel's fires go there once it is running (lead), not before: one
+   * sent to a thread still loading waits for it. Not on Citus, which does without.
+   */
+  private startThreadWhenIdle(): void {
+    if (!this.materializer.paced || !this.threadAllowed || this.fireThread || this.stopping || this.backlogged()) return;
+    pinnedPerShard(this.db).then(
+      (distributed) => {
+        if (!distributed && this.threadAllowed && !this.stopping) this.thread();
+      },
+      () => {},
+    );
+  }
+
+  /** Due timers are left for the next pass, which starts at once (nextSleepMs). */
+  private backlogged(): boolean {
+    return this.prefetched !== undefined || this.dueWaiting || this.isolateDue;
   }
 
   /** No pass in flight or to come claims anything new. */
@@ -277,7 +293,7 @@ export class SweepPass {
    */
   nextSleepMs(): number {
     const { QUEEN_SWEEPER_MIN_SLEEP_MS: min } = this.cfg;
-    if (this.prefetched || this.dueWaiting || this.isolateDue) return 0;
+    if (this.backlogged()) return 0;
     if (this.held.length > 0 || this.lostClaims.length > 0) return min;
     const claimIn = Math.max(min, this.claimDueAt() - Date.now());
     const wheelIn = this.wheelIn();
@@ -295,9 +311,13 @@ export class SweepPass {
     return Math.max(0, this.clock.toLocalLatest(next) - this.clock.local() - this.lead);
   }
 
-  /** How long before a wheel's instant its fire is sent (FIRE_LEAD_MS on the fire thread, else 0). */
+  /**
+   * How long before a wheel's instant its fire is sent: FIRE_LEAD_MS to the fire thread, 0 when
+   * it is fired from here. A loop's pass sends to the thread once it is running
+   * (startThreadWhenIdle); a pass driven by tests starts it at its first send.
+   */
   private get lead(): number {
-    return this.threadAllowed ? FIRE_LEAD_MS : 0;
+    return this.threadAllowed && (this.fireThread?.running || !this.materializer.paced) ? FIRE_LEAD_MS : 0;
   }
 
   /** The fire thread holds ON_THREAD_MAX fires: nothing more is sent until one settles. */
@@ -394,6 +414,7 @@ export class SweepPass {
     } finally {
       this.services.metrics.sweepDuration.observe((performance.now() - started) / 1000);
       this.services.metrics.wheelSize.set(this.wheel.size);
+      this.startThreadWhenIdle();
     }
   }
 
