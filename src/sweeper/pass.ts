@@ -219,10 +219,10 @@ export class SweepPass {
   /**
    * Starts a loop's fire thread after a pass that left nothing due. Its start costs several hundred
    * milliseconds of CPU (its modules load, on a thread of their own): at the loop's start it ran
-   * beside whatever backlog the broker found, on the same cores, and the fire bench's 100,000 due
-   * timers fired at 0.67–0.69x their raw-SQL limit, against 0.76–0.82x without it
-   * (docs/benchmarks.md). The wheel's fires go there once it is running (lead), not before: one
-   * sent to a thread still loading waits for it. Not on Citus, which does without.
+   * beside whatever backlog the broker found, on the same cores: the fire bench's 100,000 due
+   * timers fired at 0.53–0.67x their raw-SQL limit then, 0.67–0.80x now (docs/benchmarks.md, "The
+   * fire thread"). The wheel's fires go there once it is running (lead), not before: one sent to a
+   * thread still loading waits for it. Not on Citus, which does without.
    */
   private startThreadWhenIdle(): void {
     if (!this.materializer.paced || !this.threadAllowed || this.fireThread || this.stopping || this.backlogged()) return;
