@@ -38,6 +38,15 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     return thread;
   }
 
+  it('reports itself running once its connections are open (what the sweeper waits for to send it fires), and not once closed', async () => {
+    const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
+    // Nothing from the worker is read before a later turn of the event loop.
+    expect(thread.running).toBe(false);
+    await waitFor(() => thread.running);
+    await thread.close();
+    expect(thread.running).toBe(false);
+  });
+
   it('runs a transaction at its instant, earliest instant first, and reports a failed statement with its SQLSTATE', async () => {
     const closed = await withRunningThread(async (thread, at) => {
       // Sent first, for the later instant; the earlier one is sent second and still runs first.
