@@ -308,7 +308,7 @@ async function measureTrickle(
        RETURNING (extract(epoch FROM deliver_at) * 1000)::float8 AS d`,
       [key, delay, queue],
     );
-    broker.services.notifier.timerScheduled(r.rows[0].d);
+    broker.services.notifier.timerScheduled(r.rows[0].d, r.rows[0].d - delay);
   };
   const run = async (queue: string, n: number, spanMs: number) => {
     const started = Date.now();

@@ -82,10 +82,10 @@ export async function measureSoak(ctx: SoakContext) {
       const r = await sql.query(
         `INSERT INTO timers (tenant, queue, timer_key, deliver_at, txn, message_id, payload, producer_sub)
          VALUES ('bench', 'soak-probe', $1, now() + (1000 + random() * 1000) * interval '1 millisecond', $1, gen_random_uuid(), '\\x7b7d', 'bench')
-         RETURNING (extract(epoch FROM deliver_at) * 1000)::float8 AS d`,
+         RETURNING (extract(epoch FROM deliver_at) * 1000)::float8 AS d, (extract(epoch FROM now()) * 1000)::float8 AS n`,
         [`probe-${i}`],
       );
-      broker.services.notifier.timerScheduled(r.rows[0].d);
+      broker.services.notifier.timerScheduled(r.rows[0].d, r.rows[0].n);
       await new Promise((res) => setTimeout(res, 50));
     }
   })();

@@ -5,7 +5,13 @@ import { z } from 'zod';
 import { tenantName } from './contract/common.ts';
 import { parseDatabaseUrl } from './db/primary.ts';
 
-const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
+
+/**
+ * The longest QUEEN_SWEEPER_MAX_SLEEP_MS: every sweeper passes at least this often, which lets a
+ * broker leave the other brokers unwoken for timers due well after it (notify.ts).
+ */
+export const MAX_SLEEP_CEILING_MS = 60_000;
 const bool = (def: boolean) =>
   z
     .enum(['true', 'false', '1', '0'])
@@ -101,8 +107,8 @@ export const configFields = z.object({
     .optional()
     .describe('64 hex characters: the AES-256-GCM key of queues that encrypt at rest.'),
   QUEEN_SWEEPER_MIN_SLEEP_MS: int(1, 0).describe('shortest sleep between sweeper passes, in milliseconds.'),
-  QUEEN_SWEEPER_MAX_SLEEP_MS: int(1000, 1).describe(
-    'longest sleep between sweeper passes, in milliseconds: a lost wake-up costs at most this much lag.',
+  QUEEN_SWEEPER_MAX_SLEEP_MS: int(1000, 1, MAX_SLEEP_CEILING_MS).describe(
+    `longest sleep between sweeper passes, in milliseconds, at most ${MAX_SLEEP_CEILING_MS}: a lost wake-up costs at most this much lag.`,
   ),
   QUEEN_SWEEPER_LEASE_MS: int(30_000, 100).describe(
     "how long a sweeper's claim on a timer holds, in milliseconds: the longest a cancel answers too_late after a broker dies.",

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
+import { MAX_SLEEP_CEILING_MS } from './config.ts';
 import { createClient } from './db/primary.ts';
 
 export const NOTIFY_CHANNEL = 'queen_timers';
@@ -33,6 +34,16 @@ export interface MessagesPushed {
 type Pushed = { t: string; q: string; p?: string[]; g?: string };
 /** 'M': several queues' frames in one notification (a fire's batch spans many queues and tenants). */
 type Wire = ({ k: 't'; d: number } | ({ k: 'm' } & Pushed) | { k: 'M'; l: Pushed[] }) & { b?: string };
+
+/**
+ * How far ahead a new timer is announced to the other brokers. Every sweeper passes at least every
+ * QUEEN_SWEEPER_MAX_SLEEP_MS (at most MAX_SLEEP_CEILING_MS), and each pass reads the next deliverAt
+ * from the table, so a timer due later is seen by every sweeper's next pass in time without one.
+ * Each NOTIFY is a round trip and a transaction of its own on the server: announcing timers due
+ * an hour out cost 256-op schedule batches 11–25 % of their throughput (docs/benchmarks.md).
+ * Twice the ceiling leaves room for a pass's own length and the brokers' clocks.
+ */
+export const ANNOUNCE_WITHIN_MS = 2 * MAX_SLEEP_CEILING_MS;
 
 /** NOTIFY payloads are limited to 8000 bytes; past this a message names no partitions (any). */
 const MAX_PAYLOAD_CHARS = 7_000;
@@ -128,8 +139,14 @@ export class Notifier {
     return () => this.emitter.off('drain', fn);
   }
 
-  timerScheduled(deliverAtMs: number): void {
-    this.publish({ k: 't', d: deliverAtMs });
+  /**
+   * A timer due at `deliverAtMs` was written at `nowMs` (both PostgreSQL's clock): this broker's
+   * sweeper hears of it, and the other brokers' too when it is due within ANNOUNCE_WITHIN_MS.
+   */
+  timerScheduled(deliverAtMs: number, nowMs: number): void {
+    const w: Wire = { k: 't', d: deliverAtMs };
+    if (deliverAtMs - nowMs <= ANNOUNCE_WITHIN_MS) this.publish(w);
+    else this.deliver(w);
   }
 
   messagesPushed(tenant: string, queue: string, partitions?: string[], group?: string): void {

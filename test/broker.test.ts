@@ -115,6 +115,11 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses a maximum sleep above a minute: the brokers leave each other unwoken for timers due later than twice that', () => {
+    expect(loadConfig({ QUEEN_SWEEPER_MAX_SLEEP_MS: '60000' }).QUEEN_SWEEPER_MAX_SLEEP_MS).toBe(60_000);
+    expect(() => loadConfig({ QUEEN_SWEEPER_MAX_SLEEP_MS: '60001' })).toThrow(/QUEEN_SWEEPER_MAX_SLEEP_MS/);
+  });
+
   it('refuses a minimum sleep above the maximum', () => {
     expect(() => loadConfig({ QUEEN_SWEEPER_MIN_SLEEP_MS: '50', QUEEN_SWEEPER_MAX_SLEEP_MS: '10' })).toThrow(/QUEEN_SWEEPER_MIN_SLEEP_MS/);
   });

@@ -272,13 +272,13 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
 
   it("wakes the loop as a fire settles while the thread is full, so the wheel's next instants do not wait for the next claim, and hands no fire over before its lead", async () => {
     // Nothing else wakes this loop once it has claimed them: no timer beyond the window, no
-    // schedule after these, and two minutes between claims. The thread holds ON_THREAD_MAX fires
+    // schedule after these, and a minute between claims. The thread holds ON_THREAD_MAX fires
     // at a time, each sent FIRE_LEAD_MS ahead of its instant; the instants are close enough that
     // twice that many are within the lead at once, so most are sent only when an earlier fire
     // settles, and they span three leads, so that a pass woken late still finds the bound's worth.
     const looped = await startTestBroker({
       sweeper: true,
-      env: { QUEEN_SWEEPER_HANDOFF_MS: '60000', QUEEN_SWEEPER_MAX_SLEEP_MS: '120000' },
+      env: { QUEEN_SWEEPER_HANDOFF_MS: '60000', QUEEN_SWEEPER_MAX_SLEEP_MS: '60000' },
     });
     // The fires on the thread at once, and how far ahead of its instant each was handed over,
     // counted where the pass hands them over.

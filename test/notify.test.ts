@@ -1,8 +1,9 @@
-// Wake-ups across brokers: the LISTEN connection comes back after it is lost, after a jittered pause.
+// Wake-ups across brokers: the LISTEN connection comes back after it is lost, after a jittered pause;
+// a timer is announced to the other brokers only when it is due soon.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../src/db/scratch.ts';
-import { Notifier, RECONNECT_BASE_MS, RECONNECT_CAP_MS, reconnectDelayMs } from '../src/notify.ts';
+import { ANNOUNCE_WITHIN_MS, Notifier, RECONNECT_BASE_MS, RECONNECT_CAP_MS, reconnectDelayMs } from '../src/notify.ts';
 import { api, heedingErrors, onRealPostgres, SERVER_URL, startTestBroker, waitFor } from './helpers/broker.ts';
 
 describe('reconnectDelayMs', () => {
@@ -60,6 +61,34 @@ describe.skipIf(!onRealPostgres)('Notifier on real PostgreSQL', () => {
     expect(now.rowCount).toBe(1);
     // What was notified in the gap is lost: the reconnect itself wakes the waiters and the sweeper.
     expect(reconnects).toBe(1);
+  });
+});
+
+describe.skipIf(!onRealPostgres)('a timer written', () => {
+  it('wakes this broker whenever it is due, and the other brokers only when it is due within ANNOUNCE_WITHIN_MS', async () => {
+    const scratch = await createScratchDatabase(SERVER_URL!);
+    const pool = heedingErrors(new pg.Pool({ connectionString: scratch.url, max: 1 }));
+    const listening = new Notifier(pool, true);
+    // One connection: the NOTIFYs commit, and are heard, in the order they are sent.
+    const publishing = new Notifier(pool, true);
+    try {
+      await listening.start(scratch.url);
+      const heard: number[] = [];
+      listening.onTimer((e) => heard.push(e.deliverAtMs));
+      const local: number[] = [];
+      publishing.onTimer((e) => local.push(e.deliverAtMs));
+      const now = 1_700_000_000_000;
+      publishing.timerScheduled(now + ANNOUNCE_WITHIN_MS + 1, now);
+      publishing.timerScheduled(now + ANNOUNCE_WITHIN_MS, now);
+      expect(local).toEqual([now + ANNOUNCE_WITHIN_MS + 1, now + ANNOUNCE_WITHIN_MS]);
+      await waitFor(() => heard.length > 0, { timeout: 30_000 });
+      expect(heard).toEqual([now + ANNOUNCE_WITHIN_MS]);
+    } finally {
+      await listening.stop();
+      await publishing.stop();
+      await pool.end();
+      await scratch.drop();
+    }
   });
 });
 

@@ -179,7 +179,7 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
     // Once the loop sleeps for its maximum, only the notification can fire the timer within 10 s.
     await waitFor(() => (sweeping.broker.sweeper as unknown as { wakeSleeper?: unknown }).wakeSleeper !== undefined);
     const [t] = await insertTimers(other.sql, { dueInMs: 200 });
-    other.broker.services.notifier.timerScheduled(t.deliverAtMs);
+    other.broker.services.notifier.timerScheduled(t.deliverAtMs, t.deliverAtMs - 200);
     const frame = await waitFor(async () => (await sweeping.sql.query('SELECT created_at, deliver_at FROM messages')).rows[0], {
       timeout: 10_000,
     });

@@ -494,7 +494,7 @@ describe('the loop', () => {
       // fire the timer within the 10 s below.
       await waitFor(() => (woke.broker.sweeper as unknown as { wakeSleeper?: unknown }).wakeSleeper !== undefined);
       const [t] = await insertTimers(woke.sql, { dueInMs: 200 });
-      woke.broker.services.notifier.timerScheduled(t.deliverAtMs);
+      woke.broker.services.notifier.timerScheduled(t.deliverAtMs, t.deliverAtMs - 200);
       const frame = await waitFor(async () => (await woke.sql.query('SELECT created_at, deliver_at FROM messages')).rows[0], {
         timeout: 10_000,
       });

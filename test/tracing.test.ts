@@ -264,7 +264,7 @@ describe('a traceparent carried from the producer to the consumer, end to end', 
     );
     expect(occurrence.traceparent).toBe(`00-${TRACE_ID}-${stored}-01`);
     await tb.sql.query(`UPDATE timers SET deliver_at = now() WHERE queue = 'trace-sched' AND timer_key = $1`, [occurrence.timer_key]);
-    tb.broker.services.notifier.timerScheduled(Date.now());
+    tb.broker.services.notifier.timerScheduled(Date.now(), Date.now());
 
     const frame = await consumeAndCheck('trace-sched', stored);
     // The frame is that occurrence's: the log keeps the timer key it fired from.

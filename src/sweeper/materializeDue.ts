@@ -205,7 +205,7 @@ export class Materializer {
       this.services.metrics.schedulesMaterialized.inc(r.materialized);
       this.services.metrics.schedulesSkipped.inc(r.skipped);
       if (r.skipped > 0) this.log.info({ skipped: r.skipped }, 'schedule occurrences missed (outage or pause): only the latest fired');
-      if (r.earliestMs !== null) this.services.notifier.timerScheduled(r.earliestMs);
+      if (r.earliestMs !== null) this.services.notifier.timerScheduled(r.earliestMs, r.nowMs);
       const offset = r.nowMs - sentAt;
       // A PUT that committed after the claim's snapshot notified meanwhile: its wake-up stands.
       this.wakeAtLocal = Math.min(sentAt + maxSleep, r.wakeMs === null ? Infinity : r.wakeMs - offset, this.notifiedLocal);

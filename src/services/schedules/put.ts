@@ -150,7 +150,7 @@ export async function putSchedule(deps: TimerDeps, caller: Caller, input: PutSch
   });
 
   // Wake the sweepers for its first materialization (in-process, and other brokers by NOTIFY).
-  deps.notifier.timerScheduled(Number(done.row.materialize_ms));
+  deps.notifier.timerScheduled(Number(done.row.materialize_ms), done.nowMs);
   return {
     ok: true,
     status: done.row.inserted ? 'created' : 'replaced',

@@ -327,11 +327,14 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
     return out;
   });
 
-  let earliest = Infinity;
-  for (const a of applied) {
-    if (a.deliverAtMs !== undefined && a.deliverAtMs < earliest) earliest = a.deliverAtMs;
+  // The earliest instant written wakes the sweepers; its op's delay is how far it is from the
+  // transaction's now() (the other brokers hear of it only when that is near: notify.ts).
+  let earliest: { atMs: number; inMs: number } | undefined;
+  for (const op of ops) {
+    const atMs = applied[op.index].deliverAtMs;
+    if (op.kind === 'schedule' && atMs !== undefined && (!earliest || atMs < earliest.atMs)) earliest = { atMs, inMs: op.delayMs };
   }
-  if (earliest !== Infinity) deps.notifier.timerScheduled(earliest);
+  if (earliest) deps.notifier.timerScheduled(earliest.atMs, earliest.atMs - earliest.inMs);
   countVerdicts(
     deps.metrics,
     applied.map((a) => a.result.status),
