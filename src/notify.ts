@@ -40,7 +40,7 @@ type Wire = ({ k: 't'; d: number } | ({ k: 'm' } & Pushed) | { k: 'M'; l: Pushed
  * QUEEN_SWEEPER_MAX_SLEEP_MS (at most MAX_SLEEP_CEILING_MS), and each pass reads the next deliverAt
  * from the table, so a timer due later is seen by every sweeper's next pass in time without one.
  * Each NOTIFY is a round trip and a transaction of its own on the server: announcing timers due
- * an hour out cost 256-op schedule batches 11–25 % of their throughput (docs/benchmarks.md).
+ * an hour out cost 256-op schedule batches about a tenth of their throughput (docs/benchmarks.md).
  * Twice the ceiling leaves room for a pass's own length and the brokers' clocks.
  */
 export const ANNOUNCE_WITHIN_MS = 2 * MAX_SLEEP_CEILING_MS;
