@@ -64,15 +64,30 @@ describe.skipIf(!onRealPostgres)('Notifier on real PostgreSQL', () => {
   });
 });
 
+/**
+ * Two notifiers on a database of their own, as two brokers would hold them: `listening` LISTENs,
+ * `publishing` sends over a pool of `connections`.
+ */
+async function withTwoNotifiers(connections: number, fn: (listening: Notifier, publishing: Notifier) => Promise<void>) {
+  const scratch = await createScratchDatabase(SERVER_URL!);
+  const pool = heedingErrors(new pg.Pool({ connectionString: scratch.url, max: connections }));
+  const listening = new Notifier(pool, true);
+  const publishing = new Notifier(pool, true);
+  try {
+    await listening.start(scratch.url);
+    await fn(listening, publishing);
+  } finally {
+    await listening.stop();
+    await publishing.stop();
+    await pool.end();
+    await scratch.drop();
+  }
+}
+
 describe.skipIf(!onRealPostgres)('a timer written', () => {
   it('wakes this broker whenever it is due, and the other brokers only when it is due within ANNOUNCE_WITHIN_MS', async () => {
-    const scratch = await createScratchDatabase(SERVER_URL!);
-    const pool = heedingErrors(new pg.Pool({ connectionString: scratch.url, max: 1 }));
-    const listening = new Notifier(pool, true);
     // One connection: the NOTIFYs commit, and are heard, in the order they are sent.
-    const publishing = new Notifier(pool, true);
-    try {
-      await listening.start(scratch.url);
+    await withTwoNotifiers(1, async (listening, publishing) => {
       const heard: number[] = [];
       listening.onTimer((e) => heard.push(e.deliverAtMs));
       const local: number[] = [];
@@ -83,23 +98,13 @@ describe.skipIf(!onRealPostgres)('a timer written', () => {
       expect(local).toEqual([now + ANNOUNCE_WITHIN_MS + 1, now + ANNOUNCE_WITHIN_MS]);
       await waitFor(() => heard.length > 0, { timeout: 30_000 });
       expect(heard).toEqual([now + ANNOUNCE_WITHIN_MS]);
-    } finally {
-      await listening.stop();
-      await publishing.stop();
-      await pool.end();
-      await scratch.drop();
-    }
+    });
   });
 });
 
 describe.skipIf(!onRealPostgres)('a fire over many queues', () => {
   it('is heard by the other broker queue by queue, in notifications under the payload limit, with its partitions', async () => {
-    const scratch = await createScratchDatabase(SERVER_URL!);
-    const pool = heedingErrors(new pg.Pool({ connectionString: scratch.url, max: 2 }));
-    const listening = new Notifier(pool, true);
-    const publishing = new Notifier(pool, true);
-    try {
-      await listening.start(scratch.url);
+    await withTwoNotifiers(2, async (listening, publishing) => {
       const heard = new Map<string, string[] | undefined>();
       listening.onMessages((e) => heard.set(`${e.tenant}/${e.queue}`, e.partitions));
       let local = 0;
@@ -115,12 +120,7 @@ describe.skipIf(!onRealPostgres)('a fire over many queues', () => {
       expect(local).toBe(400); // this broker's own waiters at once
       await waitFor(() => heard.size === 400, { timeout: 30_000 });
       expect(heard.get('tenant-7/queue-7')).toEqual(['Default', 'p-7']);
-    } finally {
-      await listening.stop();
-      await publishing.stop();
-      await pool.end();
-      await scratch.drop();
-    }
+    });
   });
 });
 
