@@ -11,7 +11,7 @@
 // would, by isoFromMicros), and the rate window is PostgreSQL's current second.
 import { randomUUID } from 'node:crypto';
 import type { CancelResult, TimerOperation, TimerResult, TimerStatus } from '../../contract/timers.ts';
-import { isoFromMicros, microsSql } from '../../db/sql.ts';
+import { isoFromMicros, microsSql, textArray } from '../../db/sql.ts';
 import { inTransaction, pipelines, replayOnConflict, runStatement, statementName, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
@@ -133,16 +133,16 @@ async function applySchedules(q: Queryable, tenant: string, by: Producer, ops: S
     [
       tenant,
       by.sub,
-      ops.map((o) => o.queue),
-      ops.map((o) => o.timerKey),
-      ops.map((o) => o.partition),
+      textArray(ops.map((o) => o.queue)),
+      textArray(ops.map((o) => o.timerKey)),
+      textArray(ops.map((o) => o.partition)),
       ops.map((o) => o.delayMs),
-      txns,
-      ops.map((o) => o.stored),
+      textArray(txns),
+      textArray(ops.map((o) => o.stored)),
       ops.map((o) => o.zstd),
       ops.map((o) => o.encrypted),
       by.traceparent,
-      messageIds,
+      textArray(messageIds),
     ],
     statementName(q, 'qt_upsert'),
   );
