@@ -226,12 +226,18 @@ export class SweepPass {
    */
   private startThreadWhenIdle(): void {
     if (!this.materializer.paced || !this.threadAllowed || this.fireThread || this.stopping || this.backlogged()) return;
-    pinnedPerShard(this.db).then(
-      (distributed) => {
-        if (!distributed && this.threadAllowed && !this.stopping) this.thread();
+    this.threadHere().then(
+      (here) => {
+        if (here && !this.stopping) this.thread();
       },
       () => {},
     );
+  }
+
+  /** Whether the fire thread may run: not on Citus, found once (threadAllowed says so from then on). */
+  private async threadHere(): Promise<boolean> {
+    if (this.threadAllowed && (await pinnedPerShard(this.db))) this.threadAllowed = false;
+    return this.threadAllowed;
   }
 
   /** Due timers are left for the next pass, which starts at once (nextSleepMs). */
@@ -460,7 +466,7 @@ export class SweepPass {
    */
   private async fireWheel(result: SweepResult): Promise<void> {
     if (this.wheel.size === 0) return;
-    if (this.threadAllowed && (await pinnedPerShard(this.db))) this.threadAllowed = false;
+    await this.threadHere();
     const batches: Batch[] = [];
     const room = this.lead > 0 ? ON_THREAD_MAX - this.onThread.size : Infinity;
     if (room <= 0) return;
