@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { guardClients } from '../src/db/index.ts';
-import { onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
+import { api, onRealPostgres, startTestBroker, waitFor } from './helpers/broker.ts';
 import { Node, PG_BIN } from './helpers/failover.ts';
 import { freePort, spawnBroker, startCluster } from './helpers/procs.ts';
 import { insertTimers } from './helpers/timers.ts';
@@ -184,5 +184,34 @@ describe.skipIf(!onRealPostgres)('sweeper reliability on real PostgreSQL', () =>
       timeout: 10_000,
     });
     expect(frame.created_at.getTime()).toBeGreaterThanOrEqual(frame.deliver_at.getTime());
+  });
+
+  it('a batch scheduled on another broker announces its earliest timer when it is due soon, not the one due in an hour', async () => {
+    const sweeping = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_MAX_SLEEP_MS: '60000' } });
+    cleanups.push(() => sweeping.close());
+    const other = await startTestBroker({ databaseUrl: sweeping.broker.db.url });
+    cleanups.push(() => other.close());
+    const heard: number[] = [];
+    sweeping.broker.services.notifier.onTimer((e) => heard.push(e.deliverAtMs));
+    await waitFor(() => (sweeping.broker.sweeper as unknown as { wakeSleeper?: unknown }).wakeSleeper !== undefined);
+    const schedule = (timerKey: string, delayMs: number) =>
+      api(other, 'POST', '/api/v1/timers', {
+        body: { operations: [{ op: 'schedule', queue: 'announced', timerKey, delayMs, payload: 'e30=' }] },
+      });
+    // Scheduled first: were it announced, its notification would leave well before the other's.
+    expect((await schedule('later', 3_600_000)).status).toBe(200);
+    const soon = await schedule('soon', 300);
+    expect(soon.status).toBe(200);
+    // Only the notification can fire it within 10 s: the sweeping loop sleeps a minute.
+    const frame = await waitFor(
+      async () => (await sweeping.sql.query(`SELECT created_at, deliver_at FROM messages WHERE queue = 'announced'`)).rows[0],
+      { timeout: 10_000 },
+    );
+    expect(frame.created_at.getTime()).toBeGreaterThanOrEqual(frame.deliver_at.getTime());
+    // The one heard is the soon timer's instant (whole milliseconds, rounded up from its microseconds).
+    expect(heard).toHaveLength(1);
+    const soonAt = Date.parse(soon.body.results[0].deliverAt);
+    expect(heard[0]).toBeGreaterThanOrEqual(soonAt);
+    expect(heard[0]).toBeLessThanOrEqual(soonAt + 1);
   });
 });
