@@ -10,6 +10,9 @@
 //             from the log's created_at − deliver_at (PostgreSQL's clock); run with the hand-off
 //             window at its setting (QUEEN_SWEEPER_HANDOFF_MS) and again at 0 (`trickleWindow0`),
 //             each line with the load average beside it
+//   trickle-new-partitions  the same with each timer in a partition of its own, created ahead as the
+//             schedule route creates it: every fire is its partition's first frame (not in the
+//             default set)
 //   log       the log at speed: push, drain, history, partitions, ack/batch, idle long-polls and
 //             the trickle under consumer load, a new consumer group over 5,000 partitions
 //             (bench/log.ts; not in the default set; `log-bootstrap` runs the last one alone,
@@ -55,7 +58,9 @@ import pg from 'pg';
 import { mintToken } from '../src/auth.ts';
 import { createBroker, type Broker } from '../src/broker.ts';
 import { loadConfig } from '../src/config.ts';
+import { DEFAULT_PARTITION } from '../src/contract/common.ts';
 import { createScratchDatabase } from '../src/db/scratch.ts';
+import { ensurePartitions } from '../src/services/queues.ts';
 import { startSweeper } from '../src/sweeper/index.ts';
 import { FireHistory, fireHistoryFlushDuty } from '../src/maintenance/fireHistory.ts';
 import { startDuty } from '../src/maintenance/loop.ts';
@@ -293,6 +298,7 @@ async function measureTrickle(
   sql: pg.Pool,
   load?: () => Promise<unknown>,
   measure = 'trickle',
+  partitionPerTimer = false,
 ): Promise<Record<string, any>> {
   if (!load) await reset(sql);
   const loaded = load?.();
@@ -303,12 +309,17 @@ async function measureTrickle(
   // first second of a fresh process (V8 and, embedded, PGlite's wasm still compiling hot paths)
   // showed 50–120 ms lags, and a partition's first frame takes a path of its own once (it creates
   // the partition's consumer rows; 10–36 ms late on the benchmarks' machine).
+  // partitionPerTimer: each measured timer in a partition of its own, created ahead as the schedule
+  // route creates one (named after the measure too, so each measure's are new), so that each fire
+  // is its partition's first frame.
   const schedule = async (key: string, delay: number) => {
+    const partition = partitionPerTimer && key.startsWith('trickle-') ? `${measure}-${key}` : DEFAULT_PARTITION;
+    if (partition !== DEFAULT_PARTITION) await ensurePartitions(sql, 'bench', [{ queue: 'trickle', partition }]);
     const r = await sql.query(
-      `INSERT INTO timers (tenant, queue, timer_key, deliver_at, txn, message_id, payload, producer_sub)
-       VALUES ('bench', 'trickle', $1, now() + $2 * interval '1 millisecond', $1, gen_random_uuid(), '\\x7b7d', 'bench')
+      `INSERT INTO timers (tenant, queue, timer_key, partition, deliver_at, txn, message_id, payload, producer_sub)
+       VALUES ('bench', 'trickle', $1, $3, now() + $2 * interval '1 millisecond', $1, gen_random_uuid(), '\\x7b7d', 'bench')
        RETURNING (extract(epoch FROM deliver_at) * 1000)::float8 AS d`,
-      [key, delay],
+      [key, delay, partition],
     );
     broker.services.notifier.timerScheduled(r.rows[0].d, r.rows[0].d - delay);
   };
@@ -357,14 +368,14 @@ async function measureTrickle(
 }
 
 /** The trickle with the hand-off window as configured, then the same probe with the window at 0. */
-async function measureTrickleWindows(broker: Broker, sql: pg.Pool): Promise<void> {
+async function measureTrickleWindows(broker: Broker, sql: pg.Pool, measure = 'trickle', partitionPerTimer = false): Promise<void> {
   const cfg = broker.services.config;
   const configured = cfg.QUEEN_SWEEPER_HANDOFF_MS;
-  await measureTrickle(broker, sql);
+  await measureTrickle(broker, sql, undefined, measure, partitionPerTimer);
   if (configured === 0) return;
   cfg.QUEEN_SWEEPER_HANDOFF_MS = 0;
   try {
-    await measureTrickle(broker, sql, undefined, 'trickleWindow0');
+    await measureTrickle(broker, sql, undefined, `${measure}Window0`, partitionPerTimer);
   } finally {
     cfg.QUEEN_SWEEPER_HANDOFF_MS = configured;
   }
@@ -798,6 +809,7 @@ async function main() {
         one.push(await measureFire(broker, sql, 'fire', 1));
         emit({ measure: 'fire-tenants', tenants: 10_000, manyOverOne: round(many / ((one[0] + one[1]) / 2), 3) });
       } else if (m === 'trickle') await measureTrickleWindows(broker, sql);
+      else if (m === 'trickle-new-partitions') await measureTrickleWindows(broker, sql, 'trickleNewPartitions', true);
       else if (m === 'schedule') await measureSchedule(broker, sql, base);
       else if (m === 'volume') await measureVolume(bench);
       else if (m === 'fire-history') await measureFireHistory(broker, sql);
