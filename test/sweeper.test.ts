@@ -8,6 +8,7 @@ import { countPending, EXACT_PENDING_LIMIT } from '../src/maintenance/pendingGau
 import { SweeperDb } from '../src/sweeper/db.ts';
 import { COLLIDED, FIRE_RESULT, FIRED_FRAMES, fireClaimed } from '../src/sweeper/fireClaimed.ts';
 import { appendSql } from '../src/services/log/append.ts';
+import { ensurePartitions } from '../src/services/queues.ts';
 import { inTransaction } from '../src/db/transaction.ts';
 import { tracingInstalled } from '../src/tracing.ts';
 import { createSweeper, startSweeper, TIMER_DLQ_CONSUMER_GROUP, type Sweeper } from '../src/sweeper/index.ts';
@@ -102,6 +103,39 @@ describe('sweepOnce', () => {
       await db.end();
     }
   });
+
+  it.skipIf(!onRealPostgres)(
+    "a partition's first frame: the fire that locks in its statement refuses it, and after the fire thread's refusal (refusedHere) the append fires it at once",
+    async () => {
+      const db = new SweeperDb(tb.broker.db, () => {});
+      // The prepared names of the fire statements sent on the sweeper's connections, in order.
+      const sent: string[] = [];
+      db.pool.on('connect', (client) => {
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+          const name = (args[0] as { name?: string }).name;
+          if (name?.startsWith('qt_fire')) sent.push(name);
+          return query(...args);
+        };
+      });
+      try {
+        for (const [i, refusedHere] of [false, true].entries()) {
+          const partition = `first-frame-${Date.now()}-${i}`;
+          // Created ahead, as the schedule route creates it: it exists and has never held a frame.
+          await ensurePartitions(tb.sql, 'acme', [{ queue: 'q', partition }]);
+          await insertTimers(tb.sql, { keyPrefix: `ff${i}-`, partition, count: 1 });
+          const token = `00000000-0000-4000-8000-00000000001${i}`;
+          const claim = await claimDue(db, token, 10, 30_000);
+          sent.length = 0;
+          expect(await fireClaimed(db, token, claim.rows, new Map(), { refusedHere })).toMatchObject({ deleted: 1, inserted: 1 });
+          expect(sent).toEqual(refusedHere ? ['qt_fire:lock', 'qt_fire'] : ['qt_fire_here', 'qt_fire:lock', 'qt_fire']);
+          expect(await frames('partition = $1', [partition])).toHaveLength(1);
+        }
+      } finally {
+        await db.end();
+      }
+    },
+  );
 
   it('while claimed, cancel and reschedule answer too_late; once fired, absent', async () => {
     await insertTimers(tb.sql, { count: 1 });

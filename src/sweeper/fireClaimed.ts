@@ -157,6 +157,7 @@ export async function fireClaimed(
   token: string,
   rows: ClaimedTimer[],
   replacements: Map<string, Replacement>,
+  { refusedHere = false }: { refusedHere?: boolean } = {},
 ): Promise<FireResult> {
   const tenants = pinOf(rows);
   // No replay here: the sweeper retries by its own rules, and the claim token makes that safe.
@@ -170,10 +171,11 @@ export async function fireClaimed(
   // COMMIT leave in one write: one round trip from the timer's instant to its frame, where the lock
   // statement first made two (a wheel's fire lags by its first round trip, and the next timer
   // waits for the whole transaction). A partition that does not exist or never held a frame
-  // refuses it, with nothing fired: the usual append then creates what it needs. Not on Citus,
+  // refuses it, with nothing fired: the usual append then creates what it needs (at once when the
+  // fire thread's statement already refused: `refusedHere`, one round trip fewer). Not on Citus,
   // whose router is known to take the lock statement as it stands (shardGroups.ts) and has not
   // been tried with this shape, nor embedded, where nothing is pipelined.
-  if (tenants === null && !db.embedded) {
+  if (tenants === null && !db.embedded && !refusedHere) {
     const r = await fire(true);
     if (!r.unready) return r;
   }

@@ -720,6 +720,7 @@ export class SweepPass {
    */
   private async fireOnce(batch: Batch, rows: ClaimedTimer[], replacements: Map<string, Replacement>): Promise<FireResult> {
     const thread = batch.at === undefined ? undefined : this.thread();
+    let refusedHere = false;
     if (thread && batch.at !== undefined && pinOf(rows) === null) {
       const name = this.db.named('qt_fire_here');
       // The thread keeps time by preciseNow; the sweeper's clock may be another (a test's, run
@@ -737,9 +738,10 @@ export class SweepPass {
       const toLocal = this.clock.local() - preciseNow();
       this.clock.sample(sentAt + toLocal, receivedAt + toLocal, fired.pgNowMs);
       if (!fired.unready) return fired;
+      refusedHere = true;
     }
     const sentAt = this.clock.local();
-    const fired = await fireClaimed(this.db, batch.token, rows, replacements);
+    const fired = await fireClaimed(this.db, batch.token, rows, replacements, { refusedHere });
     this.clock.sample(sentAt, this.clock.local(), fired.pgNowMs);
     return fired;
   }
