@@ -5,7 +5,8 @@
 // Real PostgreSQL only: embedded PGlite runs one transaction at a time, so the race cannot occur.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inTransaction } from '../src/db/transaction.ts';
+import { inTransaction, pipelines, settleInOrder } from '../src/db/transaction.ts';
+import { sqlState } from '../src/errors.ts';
 import { claimDue, type ClaimedTimer } from '../src/sweeper/claimDue.ts';
 import { SweeperDb } from '../src/sweeper/db.ts';
 import { fireAndCommit, fireClaimed } from '../src/sweeper/fireClaimed.ts';
@@ -39,6 +40,20 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
     });
 
   afterAll(() => tb?.close());
+
+  it('of statements sent together on one connection, the first failure is the one thrown, not the aborted transaction after it', async () => {
+    // A first frame's queue lock, consumer rows and append leave in one write (src/services/queues.ts
+    // joinGroups): a deadlock on the lock must reach the replay as a deadlock.
+    const err = await inTransaction(
+      tb.broker.db.pool,
+      async (tx) => {
+        expect(pipelines(tx)).toBe(true);
+        await settleInOrder([tx.query('SELECT 1'), tx.query('SELECT 1 / 0'), tx.query('SELECT 2')]);
+      },
+      { replay: false },
+    ).catch((e: unknown) => e);
+    expect(sqlState(err)).toBe('22012');
+  });
 
   it('a push during a fire waits for it, so no consumer cursor passes the fired frame', async () => {
     const payload = b64('{"from":"timer"}');

@@ -123,6 +123,16 @@ export function inOneWrite<T>(client: Queryable, issue: () => T): T {
   }
 }
 
+/**
+ * Awaits statements issued back to back on one pipelining connection, and throws the first
+ * failure in the order they were issued: once a statement fails, PostgreSQL fails every later one
+ * of the transaction with 25P02 (in failed transaction), which says nothing of the cause.
+ */
+export async function settleInOrder(issued: Promise<unknown>[]): Promise<void> {
+  for (const p of issued) p.catch(() => {});
+  for (const p of issued) await p;
+}
+
 /** Clients whose transaction commitWith() already committed: the runner sends no COMMIT of its own. */
 const committed = new WeakSet<object>();
 

@@ -15,7 +15,7 @@
 // consumer rows (a group's registration skips it: ./groups.ts); its first append gives it one per
 // group first (joinGroups).
 import { byteOrder, tenantPin } from '../../db/sql.ts';
-import { commitWith, runStatement, type Queryable } from '../../db/transaction.ts';
+import { commitWith, inOneWrite, pipelines, runStatement, settleInOrder, type Queryable } from '../../db/transaction.ts';
 import { ensurePartitions, joinGroups } from '../queues.ts';
 
 /** A partition appended to: the unit of the append lock. */
@@ -218,16 +218,19 @@ export async function append<R extends Record<string, unknown>>(
     }
     locked = await lock();
   }
+  await prepare?.(locked);
   // A partition's first frame: its consumer rows first. The queue lock is then taken after
   // partition locks, against the usual order: a consumer group registering on that queue at that
   // instant waits for this append, or (when this append also holds a partition that already has
   // frames, which the registration locks) deadlocks with it, and the runner's replay (or the
-  // sweeper's free retry of a transient failure) settles it.
-  await joinGroups(
-    tx,
-    locked.filter((l) => Number(l.last_seq) === 0),
-    pin,
-  );
-  await prepare?.(locked);
-  return (await run()).rows;
+  // sweeper's free retry of a transient failure) settles it. On a pipelining connection the queue
+  // lock, the consumer rows and the append leave in one write (joinGroups says why that is safe).
+  const first = locked.filter((l) => Number(l.last_seq) === 0);
+  if (!pipelines(tx)) {
+    await joinGroups(tx, first, pin);
+    return (await run()).rows;
+  }
+  const [joined, ran] = inOneWrite(tx, () => [joinGroups(tx, first, pin), run()] as const);
+  await settleInOrder([joined, ran]);
+  return (await ran).rows;
 }
