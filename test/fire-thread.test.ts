@@ -3,11 +3,13 @@
 // PostgreSQL only: on the embedded database the wheel fires from the main thread. Nothing here is
 // timed against a deadline: instants are compared with what PostgreSQL recorded.
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSweeper } from '../src/sweeper/index.ts';
 import { preciseNow } from '../src/sweeper/pgClock.ts';
 import { FireThread } from '../src/sweeper/fireThread.ts';
 import { FIRE_LEAD_MS, ON_THREAD_MAX } from '../src/sweeper/pass.ts';
+import { ensurePartitions } from '../src/services/queues.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { acceptQueue, insertTimers } from './helpers/timers.ts';
 
@@ -266,6 +268,48 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       expect(rows[0]).toEqual({ n: 120, keys: 120, early: 0 });
       expect((await looped.sql.query('SELECT count(*)::int AS n FROM timers')).rows[0].n).toBe(0);
     } finally {
+      await looped.close();
+    }
+  });
+
+  it("a partition's first frame, refused by the thread's statement, is appended from the main thread without sending that statement again", async () => {
+    const looped = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_HANDOFF_MS: '10000' } });
+    // What the thread answered, and the fire statements sent from this thread (the pass's
+    // fallback runs here; the fire thread's own connections are in its worker, not seen here).
+    const send = FireThread.prototype.transaction;
+    const answers: unknown[] = [];
+    const threadSpy = vi.spyOn(FireThread.prototype, 'transaction').mockImplementation(function (this: FireThread, ...args) {
+      return send.apply(this, args).then((r) => (answers.push(r.result), r)) as ReturnType<typeof send>;
+    });
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    const querySpy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const name = (args[0] as { name?: string } | undefined)?.name;
+      if (name?.startsWith('qt_fire')) sent.push(name);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query);
+    try {
+      await acceptQueue(looped.sql, 'firsts');
+      // The thread runs once a pass has left nothing due; a fire sent before would go from here.
+      await waitFor(
+        async () =>
+          (
+            await looped.sql.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`,
+            )
+          ).rowCount,
+        { timeout: 60_000 },
+      );
+      // Created ahead, as the schedule route creates it, and never fired into.
+      await ensurePartitions(looped.sql, 'acme', [{ queue: 'firsts', partition: 'p1' }]);
+      await insertTimers(looped.sql, { queue: 'firsts', partition: 'p1', dueInMs: 1_500 });
+      const frames = async () => (await looped.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'firsts'`)).rows[0].n;
+      await waitFor(async () => (await frames()) === 1, { timeout: 60_000 });
+      expect(answers).toMatchObject([{ unready: true, deleted: 0 }]);
+      expect(sent).toEqual(['qt_fire:lock', 'qt_fire']);
+    } finally {
+      threadSpy.mockRestore();
+      querySpy.mockRestore();
       await looped.close();
     }
   });
