@@ -300,9 +300,10 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
           ).rowCount,
         { timeout: 60_000 },
       );
-      // Created ahead, as the schedule route creates it, and never fired into.
+      // Created ahead, as the schedule route creates it, and never fired into. Due well after the
+      // next pass (a second at most), so that the pass claims it into the wheel, for the thread.
       await ensurePartitions(looped.sql, 'acme', [{ queue: 'firsts', partition: 'p1' }]);
-      await insertTimers(looped.sql, { queue: 'firsts', partition: 'p1', dueInMs: 1_500 });
+      await insertTimers(looped.sql, { queue: 'firsts', partition: 'p1', dueInMs: 5_000 });
       const frames = async () => (await looped.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'firsts'`)).rows[0].n;
       await waitFor(async () => (await frames()) === 1, { timeout: 60_000 });
       expect(answers).toMatchObject([{ unready: true, deleted: 0 }]);
