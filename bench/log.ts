@@ -118,8 +118,8 @@ export async function measureBusyTrickle(
   await pushAll('busy', backlog, 8, 1000);
   // The backlog's own writes settled before the measure: its frames' hint bits set (VACUUM), every
   // page written and flushed (CHECKPOINT). Left to the kernel, about 200 MB of them were written
-  // back 30 s after the load (vm.dirty_expire_centisecs), inside the trickle in some runs and not in
-  // others, and every COMMIT waiting on a WAL flush behind them stalled for 100 ms and more: a cost
+  // back at once when the first were 30 s old (vm.dirty_expire_centisecs), inside the trickle in
+  // some runs and not in others, and every COMMIT waiting on a WAL flush behind them stalled for 100 ms and more: a cost
   // of loading the backlog in bulk just before, not of draining it (docs/benchmarks.md).
   await sql.query('VACUUM messages');
   await sql.query('CHECKPOINT');
