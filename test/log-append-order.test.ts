@@ -5,7 +5,7 @@
 // Real PostgreSQL only: embedded PGlite runs one transaction at a time, so the race cannot occur.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inTransaction, pipelines, settleInOrder } from '../src/db/transaction.ts';
+import { inTransaction, inTurn, pipelines } from '../src/db/transaction.ts';
 import { sqlState } from '../src/errors.ts';
 import { claimDue, type ClaimedTimer } from '../src/sweeper/claimDue.ts';
 import { SweeperDb } from '../src/sweeper/db.ts';
@@ -48,7 +48,7 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
       tb.broker.db.pool,
       async (tx) => {
         expect(pipelines(tx)).toBe(true);
-        await settleInOrder([tx.query('SELECT 1'), tx.query('SELECT 1 / 0'), tx.query('SELECT 2')]);
+        await inTurn(tx, [() => tx.query('SELECT 1'), () => tx.query('SELECT 1 / 0'), () => tx.query('SELECT 2')]);
       },
       { replay: false },
     ).catch((e: unknown) => e);

@@ -124,13 +124,29 @@ export function inOneWrite<T>(client: Queryable, issue: () => T): T {
 }
 
 /**
- * Awaits statements issued back to back on one pipelining connection, and throws the first
- * failure in the order they were issued: once a statement fails, PostgreSQL fails every later one
- * of the transaction with 25P02 (in failed transaction), which says nothing of the cause.
+ * Runs `steps` in turn on one connection, each a statement or a function that starts with one,
+ * and returns their results. On a pipelining connection each is issued without awaiting the one
+ * before, all in one write (inOneWrite): PostgreSQL still runs each statement after the one before
+ * it has finished, so a step that reads sees what it would see awaited. The first failure in that
+ * order is the one thrown: once a statement fails, PostgreSQL fails every later one of the
+ * transaction with 25P02 (in failed transaction), which says nothing of the cause (a deadlock must
+ * reach the replay as one). Elsewhere each step is awaited before the next is issued.
  */
-export async function settleInOrder(issued: Promise<unknown>[]): Promise<void> {
+export async function inTurn<T extends readonly unknown[]>(
+  client: Queryable,
+  steps: { readonly [K in keyof T]: () => Promise<T[K]> },
+): Promise<T> {
+  const all = steps as readonly (() => Promise<unknown>)[];
+  if (!pipelines(client)) {
+    const out: unknown[] = [];
+    for (const step of all) out.push(await step());
+    return out as unknown as T;
+  }
+  const issued = inOneWrite(client, () => all.map((step) => step()));
   for (const p of issued) p.catch(() => {});
-  for (const p of issued) await p;
+  const out: unknown[] = [];
+  for (const p of issued) out.push(await p);
+  return out as unknown as T;
 }
 
 /** Clients whose transaction commitWith() already committed: the runner sends no COMMIT of its own. */
@@ -148,17 +164,10 @@ export async function commitWith<R extends pg.QueryResultRow>(
   values: unknown[],
   name?: string,
 ): Promise<pg.QueryResult<R>> {
-  const run = () => runStatement<R>(tx, text, values, name);
-  if (!pipelines(tx)) {
-    const result = await run();
-    await tx.query('COMMIT');
-    committed.add(tx);
-    return result;
-  }
-  const [last, commit] = inOneWrite(tx, () => [run(), tx.query('COMMIT')] as const);
-  commit.catch(() => {});
-  const result = await last;
-  await commit;
+  const [result] = await inTurn<[pg.QueryResult<R>, unknown]>(tx, [
+    () => runStatement<R>(tx, text, values, name),
+    () => tx.query('COMMIT'),
+  ]);
   committed.add(tx);
   return result;
 }

@@ -2,7 +2,7 @@
 import { tenantPin } from '../db/sql.ts';
 import { QUEEN_QUEUE_OPTIONS, type QueueOptions } from '../contract/queues.ts';
 import type { Database } from '../db/index.ts';
-import { inTransaction, pipelines, runStatement, settleInOrder, statementName, type Queryable } from '../db/transaction.ts';
+import { inTransaction, inTurn, runStatement, statementName, type Queryable } from '../db/transaction.ts';
 import { ApiError } from '../errors.ts';
 import type { PayloadCipher } from '../payload.ts';
 
@@ -96,12 +96,10 @@ export async function ensurePartitions(db: Queryable, tenant: string, pairs: { q
  * Gives partitions about to take their first frame a consumer row for every consumer group of
  * their queue, under the queue lock (LOCK_QUEUES_SQL): a group registering at that instant either
  * committed first (its row is seen here) or waits, and then sees the frame and makes its own row.
- * Two statements whatever the number of tenants (a fire's batch may span thousands), issued at once
- * and settled together: on a pipelining connection they leave in one write with whatever the caller
- * issues after them (append's own statement), and PostgreSQL still runs each after the one before
- * it has finished, the consumer rows' statement with a snapshot taken once the queue lock is held
- * (read committed), so it sees what it would see awaited. Elsewhere they are awaited in turn.
- * The first failure is the one thrown (a deadlock on the queue lock stays one, for the replay).
+ * Two statements whatever the number of tenants (a fire's batch may span thousands), run with
+ * inTurn: on a pipelining connection they leave in one write with whatever the caller issues after
+ * them (append's own statement), and the consumer rows' statement still takes its snapshot once
+ * the queue lock is held (read committed), so it sees what it would see awaited.
  */
 export async function joinGroups(
   db: Queryable,
@@ -112,9 +110,7 @@ export async function joinGroups(
   const queues = [...new Map(keys.map((k) => [`${k.tenant}\u0000${k.queue}`, k])).values()];
   const lock = () => db.query(LOCK_QUEUES_OF_SQL, [queues.map((k) => k.tenant), queues.map((k) => k.queue), pin]);
   const join = () => db.query(JOIN_GROUPS_SQL, [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition), pin]);
-  if (pipelines(db)) return settleInOrder([lock(), join()]);
-  await lock();
-  await join();
+  await inTurn(db, [lock, join]);
 }
 
 /**

@@ -15,7 +15,7 @@
 // consumer rows (a group's registration skips it: ./groups.ts); its first append gives it one per
 // group first (joinGroups).
 import { byteOrder, tenantPin } from '../../db/sql.ts';
-import { commitWith, inOneWrite, pipelines, runStatement, settleInOrder, type Queryable } from '../../db/transaction.ts';
+import { commitWith, inTurn, runStatement, type Queryable } from '../../db/transaction.ts';
 import { ensurePartitions, joinGroups } from '../queues.ts';
 
 /** A partition appended to: the unit of the append lock. */
@@ -226,11 +226,6 @@ export async function append<R extends Record<string, unknown>>(
   // sweeper's free retry of a transient failure) settles it. On a pipelining connection the queue
   // lock, the consumer rows and the append leave in one write (joinGroups says why that is safe).
   const first = locked.filter((l) => Number(l.last_seq) === 0);
-  if (!pipelines(tx)) {
-    await joinGroups(tx, first, pin);
-    return (await run()).rows;
-  }
-  const [joined, ran] = inOneWrite(tx, () => [joinGroups(tx, first, pin), run()] as const);
-  await settleInOrder([joined, ran]);
-  return (await ran).rows;
+  const [, ran] = await inTurn(tx, [() => joinGroups(tx, first, pin), run]);
+  return ran.rows;
 }

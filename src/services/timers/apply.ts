@@ -12,15 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CancelResult, TimerOperation, TimerResult, TimerStatus } from '../../contract/timers.ts';
 import { isoFromMicros, microsSql, textArray } from '../../db/sql.ts';
-import {
-  inTransaction,
-  pipelines,
-  replayOnConflict,
-  runStatement,
-  settleInOrder,
-  statementName,
-  type Queryable,
-} from '../../db/transaction.ts';
+import { inTransaction, inTurn, replayOnConflict, runStatement, statementName, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import type { Metrics } from '../../metrics.ts';
 import { ensurePartitions } from '../queues.ts';
@@ -312,17 +304,16 @@ export async function applyBatch(deps: TimerDeps, caller: Caller, operations: Ti
       if (refusal) throw (await rateRefusalBefore(q, tenant, plan, ops.length)) ?? refusal;
     }
     const schedules = ops.filter((o): o is ScheduleOp => o.kind === 'schedule');
-    const ensured = ensurePartitions(
-      q,
-      tenant,
-      schedules.map((o) => ({ queue: o.queue, partition: o.partition })),
-    );
-    // Pipelined, the ops' first statement goes out with it; a failure of it fails those too, and
-    // its own error (a deadlock to replay, say) is the one thrown.
-    if (!pipelines(q)) await ensured;
-    const applying = applyRuns(q, tenant, { sub, traceparent: deps.traceparent ?? null }, ops);
-    await settleInOrder([ensured, applying]);
-    const out = await applying;
+    // Pipelined, the ops' first statement goes out with the partitions' (inTurn).
+    const [, out] = await inTurn(q, [
+      () =>
+        ensurePartitions(
+          q,
+          tenant,
+          schedules.map((o) => ({ queue: o.queue, partition: o.partition })),
+        ),
+      () => applyRuns(q, tenant, { sub, traceparent: deps.traceparent ?? null }, ops),
+    ]);
     const billed = out.filter((a) => a.result.status === 'scheduled' || a.result.status === 'rescheduled').length;
     // Throws the rate refusal (rolling back the ops, the meter and the window increment); goes out with the COMMIT.
     await admitAndMeter(q, tenant, plan, ops.length, billed, { commit: true });
