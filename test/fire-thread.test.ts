@@ -3,7 +3,6 @@
 // PostgreSQL only: on the embedded database the wheel fires from the main thread. Nothing here is
 // timed against a deadline: instants are compared with what PostgreSQL recorded.
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSweeper } from '../src/sweeper/index.ts';
 import { preciseNow } from '../src/sweeper/pgClock.ts';
@@ -11,7 +10,7 @@ import { FireThread } from '../src/sweeper/fireThread.ts';
 import { FIRE_LEAD_MS, ON_THREAD_MAX } from '../src/sweeper/pass.ts';
 import { ensurePartitions } from '../src/services/queues.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { acceptQueue, insertTimers } from './helpers/timers.ts';
+import { acceptQueue, insertTimers, recordFireStatements } from './helpers/timers.ts';
 
 const NOW = `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`;
 
@@ -281,13 +280,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     const threadSpy = vi.spyOn(FireThread.prototype, 'transaction').mockImplementation(function (this: FireThread, ...args) {
       return send.apply(this, args).then((r) => (answers.push(r.result), r)) as ReturnType<typeof send>;
     });
-    const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    const querySpy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-      const name = (args[0] as { name?: string } | undefined)?.name;
-      if (name?.startsWith('qt_fire')) sent.push(name);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query);
+    const { sent, restore } = recordFireStatements();
     try {
       await acceptQueue(looped.sql, 'firsts');
       // The thread runs once a pass has left nothing due; a fire sent before would go from here.
@@ -310,7 +303,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       expect(sent).toEqual(['qt_fire:lock', 'qt_fire']);
     } finally {
       threadSpy.mockRestore();
-      querySpy.mockRestore();
+      restore();
       await looped.close();
     }
   });

@@ -13,7 +13,7 @@ import { inTransaction } from '../src/db/transaction.ts';
 import { tracingInstalled } from '../src/tracing.ts';
 import { createSweeper, startSweeper, TIMER_DLQ_CONSUMER_GROUP, type Sweeper } from '../src/sweeper/index.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { acceptQueue, insertTimers, rejectQueue } from './helpers/timers.ts';
+import { acceptQueue, insertTimers, recordFireStatements, rejectQueue } from './helpers/timers.ts';
 
 const KEY = 'a'.repeat(64);
 const OTHER_KEY = 'b'.repeat(64);
@@ -108,16 +108,7 @@ describe('sweepOnce', () => {
     "a partition's first frame: the fire that locks in its statement refuses it, and after the fire thread's refusal (refusedHere) the append fires it at once",
     async () => {
       const db = new SweeperDb(tb.broker.db, () => {});
-      // The prepared names of the fire statements sent on the sweeper's connections, in order.
-      const sent: string[] = [];
-      db.pool.on('connect', (client) => {
-        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-        (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-          const name = (args[0] as { name?: string }).name;
-          if (name?.startsWith('qt_fire')) sent.push(name);
-          return query(...args);
-        };
-      });
+      const { sent, restore } = recordFireStatements();
       try {
         for (const [i, refusedHere] of [false, true].entries()) {
           const partition = `first-frame-${Date.now()}-${i}`;
@@ -132,6 +123,7 @@ describe('sweepOnce', () => {
           expect(await frames('partition = $1', [partition])).toHaveLength(1);
         }
       } finally {
+        restore();
         await db.end();
       }
     },

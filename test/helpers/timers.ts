@@ -2,6 +2,8 @@
 // probes of the timers table and the meter, and rows put in SQL (claimed the way a sweeper would,
 // or inserted in bulk). Rows are made due by deliver_at computed from PostgreSQL's now(), never
 // from the Node clock.
+import pg from 'pg';
+import { vi } from 'vitest';
 import type { Queryable } from '../../src/db/transaction.ts';
 import { api, type TestBroker } from './broker.ts';
 import { b64 } from './log.ts';
@@ -185,4 +187,20 @@ export async function rejectQueue(sql: Queryable, queue: string, sqlstate = 'P00
 
 export async function acceptQueue(sql: Queryable, queue: string): Promise<void> {
   await sql.query(`DROP TRIGGER IF EXISTS reject_${queue.replace(/\W/g, '_')} ON messages`);
+}
+
+/**
+ * The prepared names of the fire statements (`qt_fire…`) sent from this thread until `restore`,
+ * in order, on any connection: the sweeper's and the broker's, not the fire thread's (its worker
+ * loads pg again).
+ */
+export function recordFireStatements(): { sent: string[]; restore: () => void } {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const name = (args[0] as { name?: string } | undefined)?.name;
+    if (name?.startsWith('qt_fire')) sent.push(name);
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query);
+  return { sent, restore: () => spy.mockRestore() };
 }
