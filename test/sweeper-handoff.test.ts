@@ -9,6 +9,12 @@ import { acceptQueue, insertTimers, rejectQueue } from './helpers/timers.ts';
 
 /** A window wide enough that the timers below are inside it, whatever the machine's speed. */
 const WINDOW_MS = 60_000;
+/**
+ * How far out the timers below are due: a test's first pass must claim them before they are due,
+ * and on a loaded machine (test files in parallel on two cores, the embedded database) a pass has
+ * taken over a second; these tests then wait for PostgreSQL's clock to pass it.
+ */
+const DUE_IN_MS = 5_000;
 
 let tb: TestBroker;
 let sweeper: Sweeper | undefined;
@@ -87,7 +93,7 @@ describe('the hand-off window', () => {
   it('no frame is early when the broker clock runs ahead of PostgreSQL: the fire refuses, the wheel retries', async () => {
     let skewMs = 0;
     sweeper = createSweeper(tb.broker.services, { clock: () => Date.now() + skewMs });
-    await insertTimers(tb.sql, { count: 3, dueInMs: 1_500, stepMs: 10 });
+    await insertTimers(tb.sql, { count: 3, dueInMs: DUE_IN_MS, stepMs: 10 });
     // Claimed into the wheel while the clocks agree (the estimate of the offset is ~0)...
     expect(await sweeper.sweepOnce()).toMatchObject({ claimed: 3, fired: 0 });
     // ...then the broker's clock jumps an hour ahead: the wheel believes the timers are due.
@@ -115,7 +121,7 @@ describe('the hand-off window', () => {
 
   it('a broker clock behind PostgreSQL is corrected by the measured offset: due timers fire, never early', async () => {
     sweeper = createSweeper(tb.broker.services, { clock: () => Date.now() - 3_600_000 });
-    await insertTimers(tb.sql, { count: 20, dueInMs: 500, spreadMs: 500 });
+    await insertTimers(tb.sql, { count: 20, dueInMs: DUE_IN_MS, spreadMs: 500 });
     expect(await sweeper.sweepOnce()).toMatchObject({ claimed: 20, fired: 0 });
     await untilAllDueOnPostgres();
     // The wheel's instants are on PostgreSQL's clock (offset estimated from the claim's round
@@ -134,7 +140,7 @@ describe('the hand-off window', () => {
 
   it('a wheel batch failing with the database is held and fired by the next pass once the database is back', async () => {
     sweeper = createSweeper(tb.broker.services);
-    await insertTimers(tb.sql, { count: 2, dueInMs: 1_500 });
+    await insertTimers(tb.sql, { count: 2, dueInMs: DUE_IN_MS });
     expect(await sweeper.sweepOnce()).toEqual({ claimed: 2, fired: 0, failed: 0 });
     await untilAllDueOnPostgres();
     await rejectQueue(tb.sql, 'q', '08006');
@@ -146,7 +152,7 @@ describe('the hand-off window', () => {
 
   it('stop() releases claims it could not fire, so another broker takes them at once', async () => {
     sweeper = createSweeper(tb.broker.services);
-    await insertTimers(tb.sql, { count: 3, dueInMs: 1_500 });
+    await insertTimers(tb.sql, { count: 3, dueInMs: DUE_IN_MS });
     expect(await sweeper.sweepOnce()).toEqual({ claimed: 3, fired: 0, failed: 0 });
     await untilAllDueOnPostgres();
     // 53000 (insufficient resources) is a failure of the database, not of a row: the batch is held.
@@ -166,7 +172,7 @@ describe('the hand-off window', () => {
 
   it("an operator's pause stops the wheel too: its claims are handed back and nothing fires until the pause is lifted", async () => {
     sweeper = createSweeper(tb.broker.services);
-    await insertTimers(tb.sql, { count: 2, dueInMs: 1_500 });
+    await insertTimers(tb.sql, { count: 2, dueInMs: DUE_IN_MS });
     expect(await sweeper.sweepOnce()).toEqual({ claimed: 2, fired: 0, failed: 0 });
     await tb.broker.services.cluster.set({ sweeperPaused: true });
     try {
