@@ -151,8 +151,6 @@ export class Materializer {
   private notifiedLocal = Infinity;
   /** Runs failed in a row (the back-off's exponent). */
   private failures = 0;
-  /** Set by the loop: runs only when due. A sweeper driven by sweepOnce() (tests) runs every pass. */
-  paced = false;
 
   constructor(
     private readonly db: SweeperDb,
@@ -176,11 +174,11 @@ export class Materializer {
    * apart). Never throws, so the schedules never cost the timers their pass: a run that fails (a
    * deadlock with another broker's run, the database) is logged, counted, and tried again after
    * 1 s, doubling to 30 s while runs keep failing. Its committed batches stand; the failed one
-   * rolled back whole.
+   * rolled back whole. `always`: runs whether due or not (a pass driven by sweepOnce(), in tests).
    */
-  async runIfDue(): Promise<MaterializeResult> {
+  async runIfDue(always: boolean): Promise<MaterializeResult> {
     const total: MaterializeResult = { materialized: 0, skipped: 0 };
-    if (this.paced && Date.now() < this.wakeAtLocal) return total;
+    if (!always && Date.now() < this.wakeAtLocal) return total;
     try {
       await this.run(total);
     } catch (err) {

@@ -186,6 +186,12 @@ export class SweepPass {
   private fireThread: FireThread | undefined;
   /** Fires sent to the fire thread and not yet settled. */
   private readonly onThread = new Set<Promise<void>>();
+  /**
+   * Driven by the loop (index.ts, pace()), which decides when to pass: the materializer runs only
+   * when due, claims wait for the wheel, fires on the thread are not awaited. False for a sweeper
+   * driven by sweepOnce() (tests), whose every pass does all of it.
+   */
+  private looped = false;
   /** Called when something for the next pass came outside a pass (a fire on the thread settled): the loop wakes (index.ts). */
   onWork: () => void = () => {};
 
@@ -213,7 +219,7 @@ export class SweepPass {
    * time), and the fire thread starts when the loop is first idle (startThreadWhenIdle).
    */
   pace(): void {
-    this.materializer.paced = true;
+    this.looped = true;
   }
 
   /**
@@ -225,7 +231,7 @@ export class SweepPass {
    * thread still loading waits for it. Not on Citus, which does without.
    */
   private startThreadWhenIdle(): void {
-    if (!this.materializer.paced || !this.threadAllowed || this.fireThread || this.stopping || this.backlogged()) return;
+    if (!this.looped || !this.threadAllowed || this.fireThread || this.stopping || this.backlogged()) return;
     this.threadHere().then(
       (here) => {
         if (here && !this.stopping) this.thread();
@@ -323,7 +329,7 @@ export class SweepPass {
    * (startThreadWhenIdle); a pass driven by tests starts it at its first send.
    */
   private get lead(): number {
-    return this.threadAllowed && (this.fireThread?.running || !this.materializer.paced) ? FIRE_LEAD_MS : 0;
+    return this.threadAllowed && (this.fireThread?.running || !this.looped) ? FIRE_LEAD_MS : 0;
   }
 
   /** The fire thread holds ON_THREAD_MAX fires: nothing more is sent until one settles. */
@@ -372,7 +378,7 @@ export class SweepPass {
       // Paced by the loop, a pass woken for the wheel claims only when a claim is due and no wheel
       // instant comes before it would be done (claimWaitsForWheel); a pass driven by tests always claims.
       if (
-        this.materializer.paced &&
+        this.looped &&
         !this.prefetched &&
         !this.dueWaiting &&
         !this.isolateDue &&
@@ -380,7 +386,7 @@ export class SweepPass {
       ) {
         return result;
       }
-      await this.materializer.runIfDue(); // before the fire (never throws): a caught-up occurrence fires in this pass
+      await this.materializer.runIfDue(!this.looped); // before the fire (never throws): a caught-up occurrence fires in this pass
       if (this.dueWaiting && !this.isolateDue && !this.prefetched) {
         // A full batch: more are due; the next pass fires them at once, claiming nothing meanwhile.
         if (await this.fireDue(result)) return result;
@@ -499,7 +505,7 @@ export class SweepPass {
     });
     // A loop does not wait: its next pass may send the next instants (or claim) while these wait
     // for theirs. What they find is recorded as they settle; a failure is held for the next pass.
-    if (this.materializer.paced) return;
+    if (this.looped) return;
     const failed = (await Promise.allSettled(fires)).find((f) => f.status === 'rejected');
     if (failed) throw failed.reason;
   }
