@@ -39,6 +39,22 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     return thread;
   }
 
+  /**
+   * Until a looped broker's fire thread has its connections open: it starts once a pass has left
+   * nothing due (several hundred milliseconds of loading, longer on a loaded machine), and a fire
+   * sent before goes from the main thread.
+   */
+  const fireThreadConnected = (looped: TestBroker) =>
+    waitFor(
+      async () =>
+        (
+          await looped.sql.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`,
+          )
+        ).rowCount,
+      { timeout: 60_000 },
+    );
+
   it('reports itself running once its connections are open (what the sweeper waits for to send it fires), and not once closed', async () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
     // Nothing from the worker is read before a later turn of the event loop.
@@ -242,6 +258,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     const looped = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_HANDOFF_MS: '10000', QUEEN_SWEEPER_LEASE_MS: '3000' } });
     try {
       await acceptQueue(looped.sql, 'q');
+      await fireThreadConnected(looped);
       const timers = await insertTimers(looped.sql, { count: 120, dueInMs: 2_000, stepMs: 25 });
       const fired = async () => (await looped.sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n as number;
       await waitFor(async () => (await fired()) >= 20, { timeout: 60_000 });
@@ -283,16 +300,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     const { sent, restore } = recordFireStatements();
     try {
       await acceptQueue(looped.sql, 'firsts');
-      // The thread runs once a pass has left nothing due; a fire sent before would go from here.
-      await waitFor(
-        async () =>
-          (
-            await looped.sql.query(
-              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`,
-            )
-          ).rowCount,
-        { timeout: 60_000 },
-      );
+      await fireThreadConnected(looped);
       // Created ahead, as the schedule route creates it, and never fired into. Due well after the
       // next pass (a second at most), so that the pass claims it into the wheel, for the thread.
       await ensurePartitions(looped.sql, 'acme', [{ queue: 'firsts', partition: 'p1' }]);
