@@ -10,7 +10,7 @@ import { FireThread } from '../src/sweeper/fireThread.ts';
 import { FIRE_LEAD_MS, ON_THREAD_MAX } from '../src/sweeper/pass.ts';
 import { ensurePartitions } from '../src/services/queues.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { acceptQueue, insertTimers, recordFireStatements } from './helpers/timers.ts';
+import { acceptQueue, fireThreadBackends, insertTimers, recordFireStatements } from './helpers/timers.ts';
 
 const NOW = `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`;
 
@@ -45,15 +45,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
    * sent before goes from the main thread.
    */
   const fireThreadConnected = (looped: TestBroker) =>
-    waitFor(
-      async () =>
-        (
-          await looped.sql.query(
-            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`,
-          )
-        ).rowCount,
-      { timeout: 60_000 },
-    );
+    waitFor(async () => (await fireThreadBackends(looped.sql)).length > 0, { timeout: 60_000 });
 
   it('reports itself running once its connections are open (what the sweeper waits for to send it fires), and not once closed', async () => {
     const thread = new FireThread(tb.broker.services.db.directUrl, () => {});
@@ -211,13 +203,6 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     await sql.query(`INSERT INTO queues (tenant, name) VALUES ('acme', 'held')`);
     await sql.query(`INSERT INTO partitions (tenant, queue, name) VALUES ('acme', 'held', 'Default')`);
     await insertTimers(sql, { queue: 'held', count: 3 });
-    const threadBackends = async () =>
-      (
-        await sql.query<{ started: number }>(
-          `SELECT (extract(epoch FROM backend_start) * 1000)::float8 AS started FROM pg_stat_activity
-            WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`,
-        )
-      ).rows;
     // The backlog's partition, held here: the loop's fire of it waits until this transaction ends.
     const holder = await sql.connect();
     await holder.query('BEGIN');
@@ -235,7 +220,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       // A thread started with the loop has its connections open well within this (its modules take
       // several hundred milliseconds to load); this one is not started while the backlog waits.
       await sleep(3_000);
-      expect(await threadBackends()).toEqual([]);
+      expect(await fireThreadBackends(sql)).toEqual([]);
       await holder.query('COMMIT');
       const fired = async () =>
         (
@@ -245,7 +230,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
         ).rows[0] as { n: number; last: number };
       await waitFor(async () => (await fired()).n === 3);
       // Then the pass that found nothing more due started it.
-      const thread = await waitFor(async () => (await threadBackends())[0]);
+      const thread = await waitFor(async () => (await fireThreadBackends(sql))[0]);
       expect(thread.started).toBeGreaterThan((await fired()).last);
     } finally {
       await holder.query('ROLLBACK').catch(() => {});
@@ -265,16 +250,9 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       // The wheel's fires so far went out on the thread's own connections (named in pg_stat_activity),
       // which run nothing else: one has run a statement. Not "its last was COMMIT": both may be
       // inside their next fire at that moment.
-      const threadBackends = async () =>
-        (
-          await looped.sql.query(`SELECT pid, query FROM pg_stat_activity
-                                   WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`)
-        ).rows as { pid: number; query: string }[];
-      expect((await threadBackends()).some((b) => b.query !== '')).toBe(true);
-      await looped.sql.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-          WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`,
-      );
+      const backends = await fireThreadBackends(looped.sql);
+      expect(backends.some((b) => b.query !== '')).toBe(true);
+      await looped.sql.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [backends.map((b) => b.pid)]);
       await waitFor(async () => (await fired()) === timers.length, { timeout: 60_000 });
       const { rows } = await looped.sql.query(
         `SELECT count(*)::int AS n, count(DISTINCT timer_key)::int AS keys,

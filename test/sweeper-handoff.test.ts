@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSweeper, type Sweeper } from '../src/sweeper/index.ts';
 import { claimWaitsForWheel } from '../src/sweeper/pass.ts';
 import { api, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
-import { acceptQueue, insertTimers, rejectQueue } from './helpers/timers.ts';
+import { acceptQueue, fireThreadBackends, insertTimers, rejectQueue } from './helpers/timers.ts';
 
 /** A window wide enough that the timers below are inside it, whatever the machine's speed. */
 const WINDOW_MS = 60_000;
@@ -36,13 +36,6 @@ beforeEach(async () => {
 const frameCount = async () => (await tb.sql.query('SELECT count(*)::int AS n FROM messages')).rows[0].n as number;
 const claimedCount = async () =>
   (await tb.sql.query('SELECT count(*)::int AS n FROM timers WHERE claim_expires_at > now()')).rows[0].n as number;
-/** The last statement of each of the fire thread's connections (fireThread.ts names them). */
-const fireThreadQueries = async () =>
-  (
-    await tb.sql.query(
-      `SELECT query FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`,
-    )
-  ).rows.map((r) => r.query as string);
 /** Waits until PostgreSQL's own clock has passed every pending timer's deliverAt. */
 const untilAllDueOnPostgres = () =>
   waitFor(async () => (await tb.sql.query('SELECT coalesce(max(deliver_at) < clock_timestamp(), true) AS ok FROM timers')).rows[0].ok, {
@@ -103,7 +96,7 @@ describe('the hand-off window', () => {
     expect(await claimedCount()).toBe(3); // still ours, back in the wheel
     // On PostgreSQL that fire left from the fire thread, as a looped broker's would: its
     // connections are the only ones that ran a transaction since the claim.
-    if (!tb.broker.db.embedded) expect(await fireThreadQueries()).toContain('COMMIT');
+    if (!tb.broker.db.embedded) expect((await fireThreadBackends(tb.sql)).map((b) => b.query)).toContain('COMMIT');
 
     await untilAllDueOnPostgres();
     await waitFor(async () => {

@@ -190,6 +190,18 @@ export async function acceptQueue(sql: Queryable, queue: string): Promise<void> 
 }
 
 /**
+ * The fire thread's connections, as pg_stat_activity shows them (fireThreadWorker.ts names them):
+ * each backend's pid, its last statement, and when it started (ms since the epoch).
+ */
+export async function fireThreadBackends(sql: Queryable): Promise<{ pid: number; query: string; started: number }[]> {
+  const { rows } = await sql.query(
+    `SELECT pid, query, (extract(epoch FROM backend_start) * 1000)::float8 AS started FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'queen-timers-fire-thread'`,
+  );
+  return rows;
+}
+
+/**
  * The prepared names of the fire statements (`qt_fire…`) sent from this thread until `restore`,
  * in order, on any connection: the sweeper's and the broker's, not the fire thread's (its worker
  * loads pg again).
