@@ -214,10 +214,7 @@ export class SweepPass {
     return pass;
   }
 
-  /**
-   * Paced by a loop: the materializer runs only when due (a pass driven by tests runs it every
-   * time), and the fire thread starts when the loop is first idle (startThreadWhenIdle).
-   */
+  /** Marks the pass as driven by the loop (`looped`; the fire thread then starts when the loop is first idle). */
   pace(): void {
     this.looped = true;
   }
