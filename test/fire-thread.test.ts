@@ -266,7 +266,7 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     }
   });
 
-  it("a partition's first frame, refused by the thread's statement, is appended from the main thread without sending that statement again", async () => {
+  it("a partition's first frame leaves from the thread in its one write, with a cursor for its queue's group; one the thread refuses (its partition missing) is appended from the main thread without sending that statement again", async () => {
     const looped = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_HANDOFF_MS: '10000' } });
     // What the thread answered, and the fire statements sent from this thread (the pass's
     // fallback runs here; the fire thread's own connections are in its worker, not seen here).
@@ -279,14 +279,27 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     try {
       await acceptQueue(looped.sql, 'firsts');
       await fireThreadConnected(looped);
-      // Created ahead, as the schedule route creates it, and never fired into. Due well after the
-      // next pass (a second at most), so that the pass claims it into the wheel, for the thread.
+      // p1 created ahead, as the schedule route creates it, and never fired into; p2 never made
+      // (a timer written straight into the table). A group registered now has no cursor on p1,
+      // which holds nothing yet. Due well after the next pass (a second at most), so that the pass
+      // claims them into the wheel, for the thread; p2's after p1's.
       await ensurePartitions(looped.sql, 'acme', [{ queue: 'firsts', partition: 'p1' }]);
-      await insertTimers(looped.sql, { queue: 'firsts', partition: 'p1', dueInMs: 5_000 });
-      const frames = async () => (await looped.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'firsts'`)).rows[0].n;
-      await waitFor(async () => (await frames()) === 1, { timeout: 60_000 });
-      expect(answers).toMatchObject([{ unready: true, deleted: 0 }]);
-      expect(sent).toEqual(['qt_fire:lock', 'qt_fire']);
+      expect((await api(looped, 'GET', '/api/v1/pop/queue/firsts?consumerGroup=g&batch=1')).status).toBe(204);
+      await insertTimers(looped.sql, { queue: 'firsts', partition: 'p1', keyPrefix: 'one', dueInMs: 5_000 });
+      await insertTimers(looped.sql, { queue: 'firsts', partition: 'p2', keyPrefix: 'two', dueInMs: 5_500 });
+      const frames = async () =>
+        (await looped.sql.query(`SELECT partition, seq::int FROM messages WHERE queue = 'firsts' ORDER BY seq`)).rows;
+      await waitFor(async () => (await frames()).length === 2, { timeout: 60_000 });
+      expect(answers).toMatchObject([
+        { unready: false, deleted: 1 },
+        { unready: true, deleted: 0 },
+      ]);
+      // p2's lock found it missing, made it, and locked it again.
+      expect(sent).toEqual(['qt_fire:lock', 'qt_fire:lock', 'qt_fire:queues', 'qt_fire:groups', 'qt_fire']);
+      const cursors = await looped.sql.query(
+        `SELECT partition, last_seq::int FROM partition_consumers WHERE queue = 'firsts' ORDER BY partition`,
+      );
+      expect(cursors.rows).toEqual((await frames()).map((f) => ({ partition: f.partition, last_seq: f.seq })));
     } finally {
       threadSpy.mockRestore();
       restore();

@@ -176,7 +176,7 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
 
   /** fireClaimed's statement as it locks its partitions itself (`lockedInStatement`), alone in its transaction: no fallback. */
   const fireLockedHere = (db: SweeperDb, token: string, rows: ClaimedTimer[]) =>
-    inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, new Map(), undefined, null, true), { replay: false });
+    inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, new Map(), undefined, null, 'held'), { replay: false });
 
   it('a fire from the window locks a partition that holds frames in its one statement, and waits there for an append in flight', async () => {
     await push(tb, [{ queue: 'window', payload: 'before', transactionId: 'w0' }]);

@@ -1,5 +1,6 @@
 // The sweeper, pass by pass: tests drive sweepOnce() directly and arrange rows in SQL
 // (deliver_at from PostgreSQL's now()). Runs on embedded PGlite and on DATABASE_URL.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { maybeCompress, PayloadCipher } from '../src/payload.ts';
 import { claimDue, CLAIM_DUE_SQL } from '../src/sweeper/claimDue.ts';
@@ -105,23 +106,75 @@ describe('sweepOnce', () => {
   });
 
   it.skipIf(!onRealPostgres)(
-    "a partition's first frame: the fire that locks in its statement refuses it, and after the fire thread's refusal (refusedHere) the append fires it at once",
+    "a partition's first frame: the fire that locks in its statement refuses it (held) and after the fire thread's refusal (refusedHere) the append fires it at once; joining fires it in its one write, with a cursor for the group registered before",
     async () => {
       const db = new SweeperDb(tb.broker.db, () => {});
       const { sent, restore } = recordFireStatements();
+      const queue = `firsts-${Date.now()}`;
+      const shapes = [
+        { here: 'held', refusedHere: false, statements: ['qt_fire_held', 'qt_fire:lock', 'qt_fire:queues', 'qt_fire:groups', 'qt_fire'] },
+        { here: 'held', refusedHere: true, statements: ['qt_fire:lock', 'qt_fire:queues', 'qt_fire:groups', 'qt_fire'] },
+        {
+          here: 'joining',
+          refusedHere: false,
+          statements: ['qt_fire_joining:lock', 'qt_fire_joining:queues', 'qt_fire_joining:groups', 'qt_fire_joining'],
+        },
+      ] as const;
+      const fire = async (partition: string, i: number, opts: { refusedHere: boolean; here: 'held' | 'joining' }) => {
+        await insertTimers(tb.sql, { keyPrefix: `ff${i}-`, queue, partition, count: 1 });
+        const token = `00000000-0000-4000-8000-00000000001${i}`;
+        const claim = await claimDue(db, token, 10, 30_000);
+        sent.length = 0;
+        expect(await fireClaimed(db, token, claim.rows, new Map(), opts)).toMatchObject({ deleted: 1, inserted: 1 });
+      };
+      const cursors = async (partition: string) =>
+        (
+          await tb.sql.query('SELECT consumer_group, last_seq::int FROM partition_consumers WHERE queue = $1 AND partition = $2', [
+            queue,
+            partition,
+          ])
+        ).rows;
       try {
-        for (const [i, refusedHere] of [false, true].entries()) {
-          const partition = `first-frame-${Date.now()}-${i}`;
-          // Created ahead, as the schedule route creates it: it exists and has never held a frame.
-          await ensurePartitions(tb.sql, 'acme', [{ queue: 'q', partition }]);
-          await insertTimers(tb.sql, { keyPrefix: `ff${i}-`, partition, count: 1 });
-          const token = `00000000-0000-4000-8000-00000000001${i}`;
-          const claim = await claimDue(db, token, 10, 30_000);
-          sent.length = 0;
-          expect(await fireClaimed(db, token, claim.rows, new Map(), { refusedHere })).toMatchObject({ deleted: 1, inserted: 1 });
-          expect(sent).toEqual(refusedHere ? ['qt_fire:lock', 'qt_fire'] : ['qt_fire_here', 'qt_fire:lock', 'qt_fire']);
-          expect(await frames('partition = $1', [partition])).toHaveLength(1);
+        // Created ahead, as the schedule route creates them: they exist and have never held a frame.
+        await ensurePartitions(
+          tb.sql,
+          'acme',
+          shapes.map((_, i) => ({ queue, partition: `p${i}` })),
+        );
+        // A group registered now has no cursor on them (they hold nothing) until their first frame.
+        expect((await api(tb, 'GET', `/api/v1/pop/queue/${queue}?consumerGroup=g&batch=1`)).status).toBe(204);
+        for (const [i, { statements, ...opts }] of shapes.entries()) {
+          await fire(`p${i}`, i, opts);
+          expect(sent).toEqual(statements);
+          const [frame, ...more] = await frames('queue = $1 AND partition = $2', [queue, `p${i}`]);
+          expect(more).toEqual([]);
+          expect(await cursors(`p${i}`)).toEqual([{ consumer_group: 'g', last_seq: Number(frame.seq) }]);
         }
+        // joining on a partition that has held a frame neither locks its queue nor writes a cursor:
+        // it fires while another transaction holds the queue's row. Had it waited for the row, a
+        // backend of this database would be seen waiting on a lock, and the row is let go then.
+        const holder = await tb.broker.db.pool.connect();
+        let waited = false;
+        try {
+          await holder.query('BEGIN');
+          await holder.query('SELECT 1 FROM queues WHERE tenant = $1 AND name = $2 FOR UPDATE', ['acme', queue]);
+          let settled = false;
+          const fired = fire('p2', 3, { refusedHere: false, here: 'joining' }).finally(() => (settled = true));
+          while (!settled && !waited) {
+            const { rows } = await tb.sql.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            );
+            waited = rows[0].n > 0;
+            if (!waited) await sleep(10);
+          }
+          await holder.query('ROLLBACK');
+          await fired;
+        } finally {
+          holder.release();
+        }
+        expect(waited).toBe(false);
+        const newest = await frames('queue = $1 AND partition = $2', [queue, 'p2']);
+        expect(await cursors('p2')).toEqual([{ consumer_group: 'g', last_seq: Number(newest[1].seq) }]);
       } finally {
         restore();
         await db.end();

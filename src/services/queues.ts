@@ -53,28 +53,33 @@ export const LOCK_QUEUES_SQL = `
 SELECT 1 FROM queues WHERE tenant = $1 AND name = ANY($2::text[]) ORDER BY name FOR UPDATE`;
 
 /**
- * joinGroups — $1 tenants, $2 queues, $3 partitions (parallel: ones taking their first frame, of
- * any tenants). Gives each consumer group of their queue a cursor on them, at 0: everything they
- * will hold is new to every group. Locks: the new consumer rows. Rows: 0..groups × partitions.
+ * joinGroups — $1 tenants, $2 queues, $3 partitions (parallel, of any tenants). Gives each consumer
+ * group of their queue a cursor on those that never held a frame (last_seq 0), at 0: everything they
+ * will hold is new to every group; the others already have their rows. Locks: the new consumer
+ * rows. Rows: 0..groups × partitions.
  */
 const JOIN_GROUPS_SQL = `
 INSERT INTO partition_consumers (tenant, queue, partition, consumer_group)
-SELECT g.tenant, g.queue, t.p, g.consumer_group
-  FROM unnest($1::text[], $2::text[], $3::text[]) AS t(tenant, q, p)
-  JOIN consumer_groups g ON g.tenant = t.tenant AND g.queue = t.q
- WHERE ${tenantPin('g', '$4')}
+SELECT g.tenant, g.queue, p.name, g.consumer_group
+  FROM unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, queue, name)
+  JOIN partitions p ON p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name
+  JOIN consumer_groups g ON g.tenant = p.tenant AND g.queue = p.queue
+ WHERE ${tenantPin('p', '$4')} AND ${tenantPin('g', '$4')} AND p.last_seq = 0
 ON CONFLICT DO NOTHING`;
 
 /**
- * lockQueuesOf — LOCK_QUEUES_SQL for queues of several tenants: $1 tenants, $2 queues (parallel),
- * locked in (tenant, name) order, which is each tenant's name order. $3: the tenants again on
- * Citus, which routes the statement to the one shard group they share (a fire's tenants do:
- * src/sweeper/shardGroups.ts); null on PostgreSQL (src/db/sql.ts tenantPin). The same for
- * JOIN_GROUPS_SQL's $4.
+ * lockQueuesOf — LOCK_QUEUES_SQL for the queues of the partitions $1 tenants, $2 queues, $3 names
+ * (parallel, of any tenants) that never held a frame (last_seq 0), locked in (tenant, name) order,
+ * which is each tenant's name order. $4: the tenants again on Citus, which routes the statement to
+ * the one shard group they share (a fire's tenants do: src/sweeper/shardGroups.ts); null on
+ * PostgreSQL (src/db/sql.ts tenantPin). The same for JOIN_GROUPS_SQL's $4.
  */
 const LOCK_QUEUES_OF_SQL = `
-SELECT 1 FROM queues q JOIN unnest($1::text[], $2::text[]) AS k(tenant, name) ON q.tenant = k.tenant AND q.name = k.name
- WHERE ${tenantPin('q', '$3')}
+SELECT 1 FROM queues q
+  JOIN (SELECT DISTINCT p.tenant, p.queue FROM unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, queue, name)
+          JOIN partitions p ON p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name
+         WHERE ${tenantPin('p', '$4')} AND p.last_seq = 0) e ON q.tenant = e.tenant AND q.name = e.queue
+ WHERE ${tenantPin('q', '$4')}
  ORDER BY q.tenant, q.name FOR UPDATE OF q`;
 
 /**
@@ -93,24 +98,30 @@ export async function ensurePartitions(db: Queryable, tenant: string, pairs: { q
 }
 
 /**
- * Gives partitions about to take their first frame a consumer row for every consumer group of
- * their queue, under the queue lock (LOCK_QUEUES_SQL): a group registering at that instant either
- * committed first (its row is seen here) or waits, and then sees the frame and makes its own row.
- * Two statements whatever the number of tenants (a fire's batch may span thousands), run with
- * inTurn: on a pipelining connection they leave in one write with whatever the caller issues after
- * them (append's own statement), and the consumer rows' statement still takes its snapshot once
- * the queue lock is held (read committed), so it sees what it would see awaited.
+ * Gives those of `keys` (partitions this transaction has locked for an append) that never held a
+ * frame a consumer row for every consumer group of their queue, under the queue lock
+ * (LOCK_QUEUES_SQL): a group registering at that instant either committed first (its row is seen
+ * here) or waits, and then sees the frame and makes its own row. Which partitions never held one is
+ * read by the statements themselves, so a caller that has not read its locked rows (the sweeper's
+ * one-write fire) passes them all: nothing is locked or written for the others. Two statements
+ * whatever the number of tenants (a fire's batch may span thousands), run with inTurn: on a
+ * pipelining connection they leave in one write with whatever the caller issues after them
+ * (append's own statement), and the consumer rows' statement still takes its snapshot once the
+ * queue lock is held (read committed), so it sees what it would see awaited. `name`: the
+ * statements' prepared names (runStatement), on connections that keep them.
  */
 export async function joinGroups(
   db: Queryable,
   keys: { tenant: string; queue: string; partition: string }[],
   pin: string[] | null,
+  name?: string,
 ): Promise<void> {
   if (keys.length === 0) return;
-  const queues = [...new Map(keys.map((k) => [`${k.tenant}\u0000${k.queue}`, k])).values()];
-  const lock = () => db.query(LOCK_QUEUES_OF_SQL, [queues.map((k) => k.tenant), queues.map((k) => k.queue), pin]);
-  const join = () => db.query(JOIN_GROUPS_SQL, [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition), pin]);
-  await inTurn(db, [lock, join]);
+  const params = [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition), pin];
+  await inTurn(db, [
+    () => runStatement(db, LOCK_QUEUES_OF_SQL, params, name && `${name}:queues`),
+    () => runStatement(db, JOIN_GROUPS_SQL, params, name && `${name}:groups`),
+  ]);
 }
 
 /**

@@ -10,7 +10,7 @@
 //   on Citus, named beside the ctids (a ctid is per shard, and the tenants route the statement to
 //   the one shard group the timers were taken from), null on PostgreSQL (shardGroups.ts pinOf).
 //   Locked here (fireClaimed on PostgreSQL): $7–$9 the destination partitions (append.ts
-//   PARTITIONS_LOCKED_HERE), locked by the statement itself instead of a statement before it.
+//   partitionsLockedHere), locked by the statement itself instead of a statement before it.
 // Locks: the destination partition rows (until commit); the deleted timer rows (ours by lease);
 //   the log's unique indexes for the inserted frames.
 // Rows: nothing while the operator has paused the sweepers (cluster_flags; `paused` in the result).
@@ -33,7 +33,7 @@
 //   before its deliverAt (the transaction's now() was read before the rows were locked).
 // Returns one row: deleted, inserted, per tenant+queue the fire lags (created_at − deliver_at,
 //   PostgreSQL's clock, seconds), the early tids and the clock_timestamp() the fire compared with.
-import { append, PARTITIONS_LOCKED_HERE, partitionKeys } from '../services/log/append.ts';
+import { append, partitionKeys, partitionsLockedHereByKeys, type LockedHere } from '../services/log/append.ts';
 import { INSERT_DEAD_LETTERS } from '../services/log/deadLetterInsert.ts';
 import { inTransaction, type Queryable } from '../db/transaction.ts';
 import type { ClaimedTimer } from './claimDue.ts';
@@ -85,20 +85,19 @@ export const FRAMES_OF_D = `frames AS (
 /**
  * The fired timers as frames (see the header); feeds the log's one append statement. Locked here
  * (`lockedHere`): the statement takes the destination partitions' append lock itself ($7–$9,
- * PARTITIONS_LOCKED_HERE) and deletes nothing unless each exists and has held a frame.
+ * partitionsLockedHere) and deletes nothing unless each exists and (`held`) has held a frame.
  */
-const firedFrames = (lockedHere: boolean) => `
+const firedFrames = (lockedHere?: LockedHere) => `
 o AS (
   SELECT * FROM unnest($3::tid[], $4::bytea[], $5::boolean[]) AS o(tid, payload, encrypted)
-),${lockedHere ? ` ready AS (SELECT ${PARTITIONS_LOCKED_HERE} AS ok),` : ''} d AS (
+),${lockedHere ? ` ready AS (SELECT ${partitionsLockedHereByKeys(lockedHere)} AS ok),` : ''} d AS (
   DELETE FROM timers t
   WHERE t.ctid = ANY ($2::tid[]) AND ${tenantPin('t', '$6')} AND ($1::uuid IS NULL OR t.claim_token = $1)
     AND (t.deliver_at <= statement_timestamp()) IS TRUE AND NOT ${PAUSED}${lockedHere ? ' AND (SELECT ok FROM ready)' : ''}
   RETURNING ${DELETED_TIMER}
 ), ${FRAMES_OF_D}`;
 
-export const FIRED_FRAMES = firedFrames(false);
-const FIRED_FRAMES_LOCKED_HERE = firedFrames(true);
+export const FIRED_FRAMES = firedFrames();
 
 /**
  * The timers whose frame was not appended and whose txn no frame of their own key holds: the DLQ.
@@ -152,42 +151,46 @@ const EARLY = `(SELECT coalesce(array_agg(t.ctid::text), '{}') FROM timers t
 export const FIRE_RESULT = fireResult(EARLY, 'false');
 const FIRE_RESULT_LOCKED_HERE = fireResult(EARLY, 'NOT (SELECT ok FROM ready)');
 
+/** The statement's source, locked here or not (firedFrames), built once. */
+const FIRED_FRAMES_HERE: Record<LockedHere, string> = { held: firedFrames('held'), joining: firedFrames('joining') };
+
 export async function fireClaimed(
   db: SweeperDb,
   token: string,
   rows: ClaimedTimer[],
   replacements: Map<string, Replacement>,
-  { refusedHere = false }: { refusedHere?: boolean } = {},
+  { refusedHere = false, here = 'held' }: { refusedHere?: boolean; here?: LockedHere } = {},
 ): Promise<FireResult> {
   const tenants = pinOf(rows);
   // No replay here: the sweeper retries by its own rules, and the claim token makes that safe.
-  const fire = (lockedHere: boolean) =>
-    inTransaction(
-      db.pool,
-      (tx) => fireAndCommit(tx, token, rows, replacements, db.named(lockedHere ? 'qt_fire_here' : 'qt_fire'), tenants, lockedHere),
-      { replay: false },
-    );
+  const fire = (lockedHere?: LockedHere) =>
+    inTransaction(db.pool, (tx) => fireAndCommit(tx, token, rows, replacements, db.named('qt_fire'), tenants, lockedHere), {
+      replay: false,
+    });
   // On PostgreSQL's own connections, the fire locks its partitions itself, so BEGIN, the fire and
   // COMMIT leave in one write: one round trip from the timer's instant to its frame, where the lock
   // statement first made two (a wheel's fire lags by its first round trip, and the next timer
-  // waits for the whole transaction). A partition that does not exist or never held a frame
-  // refuses it, with nothing fired: the usual append then creates what it needs (at once when the
-  // fire thread's statement already refused: `refusedHere`, one round trip fewer). Not on Citus,
-  // whose router is known to take the lock statement as it stands (shardGroups.ts) and has not
-  // been tried with this shape, nor embedded, where nothing is pipelined.
+  // waits for the whole transaction). `here` says how (append.ts LockedHere): `held` refuses a
+  // partition that never held a frame, `joining` gives it its consumer rows in that same write. A
+  // partition that does not exist (or, `held`, never held a frame) refuses it, with nothing fired:
+  // the usual append then creates what it needs (at once when the fire thread's statement already
+  // refused: `refusedHere`, one round trip fewer). Not on Citus, whose router is known to take the
+  // lock statement as it stands (shardGroups.ts) and has not been tried with this shape, nor
+  // embedded, where nothing is pipelined.
   if (tenants === null && !db.embedded && !refusedHere) {
-    const r = await fire(true);
+    const r = await fire(here);
     if (!r.unready) return r;
   }
-  return fire(false);
+  return fire();
 }
 
 /**
  * The fire as the last statement of `tx`, which it commits: the statement goes out with its
  * COMMIT (one round trip fewer while the partitions are locked). token null: `tx` itself holds the
- * rows (fireDue.ts). `name`: the statements' prepared name (SweeperDb.named). `tenants`: $6 (see
- * the header). `lockedHere`: the statement takes the partitions' lock itself (firedFrames), and
- * `unready` in the result says it refused.
+ * rows (fireDue.ts). `name`: the statements' prepared name (SweeperDb.named), suffixed with the
+ * shape's (`_held`, `_joining`) when locked here. `tenants`: $6 (see the header). `lockedHere`: the
+ * statement takes the partitions' lock itself (firedFrames, append.ts LockedHere), and `unready`
+ * in the result says it refused.
  */
 export async function fireAndCommit(
   tx: Queryable,
@@ -196,7 +199,7 @@ export async function fireAndCommit(
   replacements: Map<string, Replacement>,
   name: string | undefined,
   tenants: string[] | null,
-  lockedHere = false,
+  lockedHere?: LockedHere,
 ): Promise<FireResult & { unready: boolean }> {
   const repl = rows.map((r) => replacements.get(r.tid)).filter((x): x is Replacement => x !== undefined);
   const params = [token, rows.map((x) => x.tid), repl.map((x) => x.tid), repl.map((x) => x.payload), repl.map((x) => x.encrypted), tenants];
@@ -212,13 +215,13 @@ export async function fireAndCommit(
     tx,
     rows,
     {
-      ctes: lockedHere ? FIRED_FRAMES_LOCKED_HERE : FIRED_FRAMES,
+      ctes: lockedHere ? FIRED_FRAMES_HERE[lockedHere] : FIRED_FRAMES,
       createdAt: 'statement_timestamp()',
       after: COLLIDED,
       params,
       result: lockedHere ? FIRE_RESULT_LOCKED_HERE : FIRE_RESULT,
       tenants: '$6',
-      name,
+      name: name && lockedHere ? `${name}_${lockedHere}` : name,
     },
     { commit: true, pin: tenants, lockedInStatement: lockedHere },
   );

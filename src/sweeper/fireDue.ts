@@ -77,6 +77,7 @@ ready AS (
      AND ${partitionsLockedHere(
        `(SELECT * FROM keys ORDER BY tenant COLLATE "C", queue COLLATE "C", name COLLATE "C") k`,
        '(SELECT count(*) FROM keys)',
+       'held',
      )} AS ok
 ),
 o AS (SELECT NULL::tid AS tid, NULL::bytea AS payload, NULL::boolean AS encrypted WHERE false),

@@ -43,6 +43,7 @@ import {
   isDatabaseLevel,
 } from './failures.ts';
 import { fireAndCommit, fireClaimed, type FireResult, type Replacement } from './fireClaimed.ts';
+import type { LockedHere } from '../services/log/append.ts';
 import { fireDue } from './fireDue.ts';
 import { FireThread } from './fireThread.ts';
 import type { Context } from '../tracing.ts';
@@ -74,9 +75,18 @@ interface Batch {
   at?: number;
 }
 
+/**
+ * How many partitions a pass remembers having fired into (framed) before it forgets them all: a
+ * few megabytes at most.
+ */
+const FRAMED_MAX = 100_000;
+
+/** A partition as one string: the fire thread's job key, and what framed holds. */
+const partitionKey = (tenant: string, queue: string, partition: string) => `${tenant}\u0000${queue}\u0000${partition}`;
+
 /** The partitions `rows` append to, as the fire thread's job keys (it runs no two fires of one partition at once). */
 function partitionKeys(rows: ClaimedTimer[]): string[] {
-  return [...new Set(rows.map((r) => `${r.tenant}\u0000${r.queue}\u0000${r.partition}`))];
+  return [...new Set(rows.map((r) => partitionKey(r.tenant, r.queue, r.partition)))];
 }
 
 /** A claim's answer, with its token, when it was sent (local clock) and its span's context. */
@@ -184,6 +194,17 @@ export class SweepPass {
    */
   private threadAllowed: boolean;
   private fireThread: FireThread | undefined;
+  /**
+   * Partitions this pass has fired into (partitionKeys' keys): they have held a frame, so a fire of
+   * theirs locks them in its one statement (`held`, append.ts LockedHere). A fire of any other may
+   * bring its partition's first frame: it goes `joining`, which gives that partition its consumer
+   * rows in the same write (three statements more: the partitions' lock, and two that lock and
+   * write nothing on a partition that had frames), where `held` refused it and the append took two
+   * round trips more (docs/benchmarks.md).
+   * A hint, not a record: a partition forgotten (past FRAMED_MAX, or by a new broker) costs those
+   * statements once; one deleted and made again since is refused by `held`, and appended as usual.
+   */
+  private readonly framed = new Set<string>();
   /** Fires sent to the fire thread and not yet settled. */
   private readonly onThread = new Set<Promise<void>>();
   /**
@@ -723,9 +744,11 @@ export class SweepPass {
    */
   private async fireOnce(batch: Batch, rows: ClaimedTimer[], replacements: Map<string, Replacement>): Promise<FireResult> {
     const thread = batch.at === undefined ? undefined : this.thread();
+    const keys = partitionKeys(rows);
+    const here: LockedHere = keys.every((k) => this.framed.has(k)) ? 'held' : 'joining';
     let refusedHere = false;
     if (thread && batch.at !== undefined && pinOf(rows) === null) {
-      const name = this.db.named('qt_fire_here');
+      const name = this.db.named('qt_fire');
       // The thread keeps time by preciseNow; the sweeper's clock may be another (a test's, run
       // ahead or behind): instants cross between the two by their difference at the crossing.
       const fromLocal = this.clock.local() - preciseNow();
@@ -735,17 +758,26 @@ export class SweepPass {
         receivedAt,
       } = await thread.transaction(
         batch.at - fromLocal,
-        (tx) => fireAndCommit(tx, batch.token, rows, replacements, name, null, true),
-        partitionKeys(rows),
+        (tx) => fireAndCommit(tx, batch.token, rows, replacements, name, null, here),
+        keys,
       );
       const toLocal = this.clock.local() - preciseNow();
       this.clock.sample(sentAt + toLocal, receivedAt + toLocal, fired.pgNowMs);
-      if (!fired.unready) return fired;
-      refusedHere = true;
+      refusedHere = fired.unready;
+      if (!refusedHere) return this.framedBy(fired);
     }
     const sentAt = this.clock.local();
-    const fired = await fireClaimed(this.db, batch.token, rows, replacements, { refusedHere });
+    const fired = await fireClaimed(this.db, batch.token, rows, replacements, { refusedHere, here });
     this.clock.sample(sentAt, this.clock.local(), fired.pgNowMs);
+    return this.framedBy(fired);
+  }
+
+  /** `fired`, once the partitions it appended to are remembered as framed. */
+  private framedBy(fired: FireResult): FireResult {
+    for (const q of fired.queues) {
+      if (this.framed.size + q.partitions.length > FRAMED_MAX) this.framed.clear();
+      for (const p of q.partitions) this.framed.add(partitionKey(q.tenant, q.queue, p));
+    }
     return fired;
   }
 

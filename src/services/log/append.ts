@@ -48,28 +48,34 @@ SELECT k.tenant, k.queue, k.name AS partition, p.last_seq::float8 AS last_seq,
         WHERE p.tenant = k.tenant AND ${tenantPin('p', '$4')} AND p.queue = k.queue AND p.name = k.name FOR UPDATE OF p) p`;
 
 /**
+ * How an appending statement takes the append lock itself (AppendOptions.lockedInStatement):
+ * `held`, every partition must exist and have held a frame (it has its consumer rows); `joining`,
+ * the partitions were locked and joined to their consumer groups by statements before it, in the
+ * same write (append), and every partition must exist.
+ */
+export type LockedHere = 'held' | 'joining';
+
+/**
  * The append lock inside the appending statement itself, as a condition its source puts on its
  * rows (the sweeper's fires, src/sweeper/fireClaimed.ts and fireDue.ts): true when every partition
  * of `keys` (a FROM item of distinct (tenant, queue, name) rows in key order; `count` says how
- * many) exists and has held a frame, each then locked FOR UPDATE in that order, as
+ * many) exists and, `held`, has held a frame, each then locked FOR UPDATE in that order, as
  * lockPartitionsForAppend locks. The source evaluates it before its first row, so before the
  * insert draws a seq; when it is false the source yields no frame (and the caller appends again
  * through append(), which creates partitions and consumer rows). A scalar subquery runs once per
  * statement; each key is looked up by a lateral probe, as above. Not on Citus (the fire takes the
  * lock statement there, see fireClaimed.ts).
  */
-export const partitionsLockedHere = (keys: string, count: string) => `
+export const partitionsLockedHere = (keys: string, count: string, mode: LockedHere) => `
 (SELECT count(*) FROM ${keys}
   CROSS JOIN LATERAL (
         SELECT 1 FROM partitions p
-         WHERE p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name AND p.last_seq > 0 FOR UPDATE OF p) p
+         WHERE p.tenant = k.tenant AND p.queue = k.queue AND p.name = k.name${mode === 'held' ? ' AND p.last_seq > 0' : ''} FOR UPDATE OF p) p
 ) = ${count}`;
 
 /** partitionsLockedHere over $7, $8, $9 (tenants, queues, names: partitionKeys' arrays). */
-export const PARTITIONS_LOCKED_HERE = partitionsLockedHere(
-  'unnest($7::text[], $8::text[], $9::text[]) AS k(tenant, queue, name)',
-  'cardinality($7::text[])',
-);
+export const partitionsLockedHereByKeys = (mode: LockedHere) =>
+  partitionsLockedHere('unnest($7::text[], $8::text[], $9::text[]) AS k(tenant, queue, name)', 'cardinality($7::text[])', mode);
 
 /** The distinct partitions of `partitions`, in key (byte) order: the order every append locks them in. */
 export function partitionKeys(partitions: PartitionKey[]): PartitionKey[] {
@@ -178,12 +184,14 @@ export interface AppendOptions {
   /** LOCK_PARTITIONS_SQL's $4 and joinGroups' pin: by default the partitions' tenants (a push's one); the sweeper's fire passes its own (null on PostgreSQL). */
   pin?: string[] | null;
   /**
-   * The source locks the partitions itself (PARTITIONS_LOCKED_HERE) and yields no frame unless
-   * each exists and has held one: no lock statement goes first, so the statement (with its COMMIT,
-   * and the BEGIN before it) leaves in one write. Nothing here creates partitions or consumer rows;
-   * `prepare` is not called.
+   * The source locks the partitions itself (partitionsLockedHere) and yields no frame unless each
+   * exists and, `held`, has held a frame: no lock statement goes first, so the statement (with its
+   * COMMIT, and the BEGIN before it) leaves in one write. `joining`: the lock statement and
+   * joinGroups go first in that same write, without awaiting their answers, so a partition's first
+   * frame needs no round trip more either; for the others joinGroups locks and writes nothing. Neither
+   * creates partitions; `prepare` is not called.
    */
-  lockedInStatement?: boolean;
+  lockedInStatement?: LockedHere;
 }
 
 /**
@@ -200,11 +208,16 @@ export async function append<R extends Record<string, unknown>>(
   const text = appendSql(source);
   const run = () => (commit ? commitWith<R>(tx, text, source.params, source.name) : runStatement<R>(tx, text, source.params, source.name));
   // Issued before any await: the statement leaves in the write that carries BEGIN (transaction.ts).
-  if (lockedInStatement) return (await run()).rows;
+  if (lockedInStatement === 'held') return (await run()).rows;
   const keys = partitionKeys(partitions);
   const lockParams = [keys.map((k) => k.tenant), keys.map((k) => k.queue), keys.map((k) => k.partition), pin];
   const lock = async () =>
     (await runStatement<LockedPartition>(tx, LOCK_PARTITIONS_SQL, lockParams, source.name && `${source.name}:lock`)).rows;
+  if (lockedInStatement === 'joining') {
+    // The partitions first, then the queues, as below: the order every append takes them in.
+    const [, , ran] = await inTurn(tx, [lock, () => joinGroups(tx, keys, pin, source.name), run]);
+    return ran.rows;
+  }
   // Schedule creates its partitions ahead, so a fire's lock finds them all; a push's first frame
   // in a partition (or a timer written straight into the table) creates it here.
   let locked = await lock();
@@ -226,6 +239,6 @@ export async function append<R extends Record<string, unknown>>(
   // sweeper's free retry of a transient failure) settles it. On a pipelining connection the queue
   // lock, the consumer rows and the append leave in one write (joinGroups says why that is safe).
   const first = locked.filter((l) => Number(l.last_seq) === 0);
-  const [, ran] = await inTurn(tx, [() => joinGroups(tx, first, pin), run]);
+  const [, ran] = await inTurn(tx, [() => joinGroups(tx, first, pin, source.name), run]);
   return ran.rows;
 }
