@@ -258,7 +258,7 @@ describe.skipIf(!onRealPostgres)('appends to one partition commit in seq order',
       expect(pushed.probe).toBe('55P03');
       expect((pushed.appended as { status: number }).status).toBe(201);
 
-      // A fire whose batch has pb's timer first (the lock inside the fire statement, PARTITIONS_LOCKED_HERE).
+      // A fire whose batch has pb's timer first (the lock inside the fire statement, partitionsLockedHere).
       const token = '00000000-0000-4000-8000-00000000a0b1';
       const s = await api(tb, 'POST', '/api/v1/timers', {
         body: {
