@@ -9,6 +9,7 @@ import { preciseNow } from '../src/sweeper/pgClock.ts';
 import { FireThread } from '../src/sweeper/fireThread.ts';
 import { FIRE_LEAD_MS, ON_THREAD_MAX } from '../src/sweeper/pass.ts';
 import { ensurePartitions } from '../src/services/queues.ts';
+import type { Queryable } from '../src/db/transaction.ts';
 import { api, onRealPostgres, startTestBroker, waitFor, type TestBroker } from './helpers/broker.ts';
 import { acceptQueue, fireThreadBackends, insertTimers, recordFireStatements } from './helpers/timers.ts';
 
@@ -266,14 +267,30 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     }
   });
 
-  it("a partition's first frame leaves from the thread in its one write, with a cursor for its queue's group; one the thread refuses (its partition missing) is appended from the main thread without sending that statement again", async () => {
+  it("a partition's first frame leaves from the thread in its one write, with a cursor for its queue's group, and its next in the one statement; one the thread refuses (its partition missing) is appended from the main thread without sending that statement again", async () => {
     const looped = await startTestBroker({ sweeper: true, env: { QUEEN_SWEEPER_HANDOFF_MS: '10000' } });
-    // What the thread answered, and the fire statements sent from this thread (the pass's
-    // fallback runs here; the fire thread's own connections are in its worker, not seen here).
+    // What the thread answered and the named statements each of its jobs wrote, and the fire
+    // statements sent from this thread (the pass's fallback runs here; the fire thread's own
+    // connections are in its worker, not seen here).
     const send = FireThread.prototype.transaction;
     const answers: unknown[] = [];
-    const threadSpy = vi.spyOn(FireThread.prototype, 'transaction').mockImplementation(function (this: FireThread, ...args) {
-      return send.apply(this, args).then((r) => (answers.push(r.result), r)) as ReturnType<typeof send>;
+    const written: string[][] = [];
+    const threadSpy = vi.spyOn(FireThread.prototype, 'transaction').mockImplementation(function (this: FireThread, at, fn, keys) {
+      const names: string[] = [];
+      written.push(names);
+      const recorded = (tx: Queryable) =>
+        fn(
+          new Proxy(tx, {
+            get: (t, p) =>
+              p === 'query'
+                ? (q: string | { name?: string }, v?: unknown[]) => {
+                    if (typeof q === 'object' && q.name) names.push(q.name);
+                    return t.query(q as string, v);
+                  }
+                : Reflect.get(t, p),
+          }),
+        );
+      return send.call(this, at, recorded, keys).then((r) => (answers.push(r.result), r)) as ReturnType<typeof send>;
     });
     const { sent, restore } = recordFireStatements();
     try {
@@ -282,24 +299,30 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       // p1 created ahead, as the schedule route creates it, and never fired into; p2 never made
       // (a timer written straight into the table). A group registered now has no cursor on p1,
       // which holds nothing yet. Due well after the next pass (a second at most), so that the pass
-      // claims them into the wheel, for the thread; p2's after p1's.
+      // claims them into the wheel, for the thread: p1's first, p2's, then p1's second.
       await ensurePartitions(looped.sql, 'acme', [{ queue: 'firsts', partition: 'p1' }]);
       expect((await api(looped, 'GET', '/api/v1/pop/queue/firsts?consumerGroup=g&batch=1')).status).toBe(204);
       await insertTimers(looped.sql, { queue: 'firsts', partition: 'p1', keyPrefix: 'one', dueInMs: 5_000 });
       await insertTimers(looped.sql, { queue: 'firsts', partition: 'p2', keyPrefix: 'two', dueInMs: 5_500 });
+      await insertTimers(looped.sql, { queue: 'firsts', partition: 'p1', keyPrefix: 'three', dueInMs: 6_000 });
       const frames = async () =>
         (await looped.sql.query(`SELECT partition, seq::int FROM messages WHERE queue = 'firsts' ORDER BY seq`)).rows;
-      await waitFor(async () => (await frames()).length === 2, { timeout: 60_000 });
+      // A fire's frame is in the log a moment before its answer is back from the thread.
+      await waitFor(async () => (await frames()).length === 3 && answers.length === 3, { timeout: 60_000 });
+      const joining = ['qt_fire_joining:lock', 'qt_fire_joining:queues', 'qt_fire_joining:groups', 'qt_fire_joining'];
+      expect(written).toEqual([joining, joining, ['qt_fire_held']]);
       expect(answers).toMatchObject([
         { unready: false, deleted: 1 },
         { unready: true, deleted: 0 },
+        { unready: false, deleted: 1 },
       ]);
       // p2's lock found it missing, made it, and locked it again.
       expect(sent).toEqual(['qt_fire:lock', 'qt_fire:lock', 'qt_fire:queues', 'qt_fire:groups', 'qt_fire']);
       const cursors = await looped.sql.query(
         `SELECT partition, last_seq::int FROM partition_consumers WHERE queue = 'firsts' ORDER BY partition`,
       );
-      expect(cursors.rows).toEqual((await frames()).map((f) => ({ partition: f.partition, last_seq: f.seq })));
+      const newest = new Map((await frames()).map((f) => [f.partition, f.seq]));
+      expect(cursors.rows).toEqual([...newest].map(([partition, seq]) => ({ partition, last_seq: seq })));
     } finally {
       threadSpy.mockRestore();
       restore();
