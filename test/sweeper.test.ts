@@ -1,7 +1,8 @@
 // The sweeper, pass by pass: tests drive sweepOnce() directly and arrange rows in SQL
 // (deliver_at from PostgreSQL's now()). Runs on embedded PGlite and on DATABASE_URL.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { maybeCompress, PayloadCipher } from '../src/payload.ts';
 import { claimDue, CLAIM_DUE_SQL } from '../src/sweeper/claimDue.ts';
 import { DUE_FIRE_SQL, DUE_SQL, fireDue } from '../src/sweeper/fireDue.ts';
@@ -539,7 +540,7 @@ describe('sweepOnce', () => {
       try {
         // A partition that never held a frame: refused (append() gives it its consumer rows first), fired all the same.
         await insertTimers(tb.sql, { queue: 'one-statement', keyPrefix: 'first', count: 2 });
-        expect(await fire()).toMatchObject({ taken: 2, refused: true, fired: { deleted: 2, inserted: 2, early: [] } });
+        expect(await fire()).toMatchObject({ taken: 2, refused: 'partitions', fired: { deleted: 2, inserted: 2, early: [] } });
         // It has held frames now: one statement, in deliverAt order after the first two.
         await insertTimers(tb.sql, { queue: 'one-statement', keyPrefix: 'next', count: 5, dueInMs: -5000, stepMs: 500 });
         expect(await fire()).toMatchObject({ taken: 5, refused: false, fired: { deleted: 5, inserted: 5, collided: 0, paused: false } });
@@ -551,15 +552,63 @@ describe('sweepOnce', () => {
         await expect(fire()).rejects.toThrow(/zstd payload cannot be decompressed/);
         await tb.sql.query(`DELETE FROM timers WHERE timer_key = 'zipped1'`);
         expect(await fire()).toMatchObject({ taken: 1, refused: false, fired: { deleted: 1, inserted: 1 } });
+        // A sound zstd payload: refused as such (the pass then keeps the two statements), and fired unpacked.
+        const { bytes, zstd } = await maybeCompress(Buffer.from(JSON.stringify({ text: 'x'.repeat(4096) })));
+        expect(zstd).toBe(true);
+        await insertTimers(tb.sql, { queue: 'one-statement', keyPrefix: 'packed', payload: bytes, payloadZstd: true });
+        expect(await fire()).toMatchObject({ taken: 1, refused: 'zstd', fired: { deleted: 1, inserted: 1 } });
         // Nothing due: nothing taken, nothing fired.
         expect(await fire()).toEqual({ taken: 0, fired: undefined, refused: false });
         // No OpenTelemetry SDK in this process: the statement was never asked for the fired timers (the span's links).
         expect(tracingInstalled()).toBe(false);
         const log = await frames(`queue = 'one-statement'`);
-        expect(log.map((f) => f.timer_key)).toEqual(['first1', 'first2', 'next1', 'next2', 'next3', 'next4', 'next5', 'beside1']);
+        expect(log.map((f) => f.timer_key)).toEqual([
+          'first1',
+          'first2',
+          'next1',
+          'next2',
+          'next3',
+          'next4',
+          'next5',
+          'beside1',
+          'packed1',
+        ]);
         expect(await tb.sql.query(`SELECT 1 FROM timers WHERE queue = 'one-statement'`)).toMatchObject({ rowCount: 0 });
       } finally {
         await db.end();
+      }
+    },
+  );
+});
+
+describe('a backlog over a new partition', () => {
+  it.skipIf(!onRealPostgres)(
+    'after the first batch, refused for its first frames and appended by the two statements, the next batches go in one statement',
+    async () => {
+      const small = await startTestBroker({ env: { QUEEN_SWEEPER_BATCH_SIZE: '10' } });
+      const sent: string[] = [];
+      const query = pg.Client.prototype.query;
+      const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+        const name = (args[0] as { name?: string } | undefined)?.name;
+        if (name === 'qt_due_fire' || name === 'qt_due') sent.push(name);
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query);
+      const s = createSweeper(small.broker.services);
+      try {
+        await insertTimers(small.sql, { queue: 'backlog', partition: 'fresh', count: 30, stepMs: 1, dueInMs: -1000 });
+        // Passes until all are fired (a pass stops after its time budget, FIRE_BUDGET_MS).
+        await waitFor(async () => {
+          await s.sweepOnce();
+          return (await small.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'backlog'`)).rows[0].n === 30;
+        });
+        // One batch took the two statements; every other went in one (three or more of them: the
+        // two after it, and the empty ones that ended each stripe's pass).
+        expect(sent.filter((n) => n === 'qt_due')).toHaveLength(1);
+        expect(sent.filter((n) => n === 'qt_due_fire').length).toBeGreaterThanOrEqual(3);
+      } finally {
+        spy.mockRestore();
+        await s.stop();
+        await small.close();
       }
     },
   );

@@ -23,8 +23,10 @@
 // machine whose cores both are busy. The fire ran at 1.2–1.4x the rate of the three (fire bench,
 // docs/benchmarks.md). The statement refuses a batch it cannot fire as it stands, firing nothing:
 // a zstd payload (unpacked by the broker, unpack.ts) or a partition's first frame (append() creates
-// its consumer rows first). The batch is then fired the two-statement way, and the stripe keeps
-// that way for the rest of the pass (a backlog of zstd timers would be refused batch after batch).
+// its consumer rows first). The batch is then fired the two-statement way. After a zstd payload the
+// stripe keeps that way for the rest of the pass (a backlog of zstd timers would be refused batch
+// after batch); after first frames, which that batch has now appended, it tries the one statement
+// once more (pass.ts).
 // Not on Citus (each shard group's batch takes the two statements there, as shardGroups.ts routes
 // them), nor embedded, where nothing is pipelined.
 //
@@ -96,6 +98,7 @@ export const DUE_FIRE_SQL = appendSql({
     'NOT (SELECT ok FROM ready)',
     `,
   (SELECT count(*) FROM due)::int AS taken,
+  EXISTS (SELECT 1 FROM due WHERE payload_zstd) AS zstd,
   CASE WHEN $5::boolean THEN (SELECT json_agg(json_build_object('tenant', tenant, 'queue', queue, 'partition', partition,
     'timerKey', timer_key, 'txn', txn, 'messageId', message_id, 'traceparent', traceparent)) FROM d) END AS described`,
   ),
@@ -118,8 +121,11 @@ export interface DueFire {
   taken: number;
   /** The fire's result; undefined when nothing was due. */
   fired: FireResult | undefined;
-  /** The one statement refused the batch, which was then fired the two-statement way (see the header). */
-  refused: boolean;
+  /**
+   * The one statement refused the batch, which was then fired the two-statement way (see the
+   * header): for a zstd payload, or for its partitions (one that never held a frame, or missing).
+   */
+  refused: false | 'zstd' | 'partitions';
 }
 
 /**
@@ -132,15 +138,17 @@ export async function fireDue(db: SweeperDb, cipher: PayloadCipher | undefined, 
   const { size, stripe, stripes, tenants } = batch;
   if (oneStatement && tenants === null && !db.embedded) {
     const describe = tracingInstalled();
+    let refused: DueFire['refused'] = false;
     const done = await firedSpan(Date.now(), async () => {
       const [r] = (
         await db.transaction((tx) => commitWith<any>(tx, DUE_FIRE_SQL, [size, stripes, stripe, null, describe], db.named('qt_due_fire')))
       ).rows;
-      const { pg_now_ms: pgNowMs, taken, described, unready, ...fired } = r;
+      const { pg_now_ms: pgNowMs, taken, described, unready, zstd, ...fired } = r;
+      if (unready) refused = zstd ? 'zstd' : 'partitions';
       return unready ? undefined : { taken, described: described ?? undefined, fired: { ...fired, pgNowMs } as FireResult };
     });
     if (done) return { taken: done.taken, fired: done.taken > 0 ? done.fired : undefined, refused: false };
-    return { ...(await inTwoStatements(db, cipher, batch)), refused: true };
+    return { ...(await inTwoStatements(db, cipher, batch)), refused };
   }
   return { ...(await inTwoStatements(db, cipher, batch)), refused: false };
 }

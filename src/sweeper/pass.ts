@@ -569,12 +569,17 @@ export class SweepPass {
       for (let i = 0; i < stripes; i++) jobs.push({ stripe: i, stripes, group: ALL_TENANTS });
     }
     const fireJob = async ({ stripe, stripes, group }: (typeof jobs)[number]): Promise<boolean> => {
-      // In one statement until it refuses a batch; then the two-statement way for the rest of this pass (fireDue.ts).
+      // In one statement until it refuses a batch (fireDue.ts), then the two-statement way for the
+      // rest of this pass: at once for a zstd payload, which a backlog holds batch after batch; for
+      // first frames, which the refused batch has now appended, after a second refusal in a row (a
+      // backlog over partitions that all are new).
       let oneStatement = true;
+      let refusedLast = false;
       for (;;) {
         const batch = { size: batchSize, stripe, stripes, tenants: group.tenants };
         const { taken, fired, refused } = await fireDue(this.db, this.services.cipher, batch, oneStatement);
-        if (refused) oneStatement = false;
+        if (refused === 'zstd' || (refused && refusedLast)) oneStatement = false;
+        refusedLast = refused !== false;
         result.claimed += taken;
         if (fired) this.recordFire(fired, taken, result);
         if (taken < batchSize) return false;
