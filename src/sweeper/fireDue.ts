@@ -38,7 +38,8 @@
 //   claimed or is firing are skipped, never waited on. Nothing while the sweeper is paused.
 //   DUE_FIRE_SQL then locks their partitions as the append does (partitionsLockedHere).
 // Rows: DUE_SQL, the locked timers (claimDue's columns); DUE_FIRE_SQL, the fire's result row
-//   (fireClaimed.ts) with `taken`, the rows it locked, and `described`, the fired ones ($5).
+//   (fireClaimed.ts) with `taken`, the rows it locked, `zstd`, whether one holds a zstd payload
+//   (why it refused), and `described`, the fired ones ($5).
 //   A row updated since the statement's snapshot is locked in its newest version, which the
 //   DELETE (under the snapshot) does not see: it stays, unfired and unlocked at COMMIT, for the
 //   next batch.
