@@ -1,8 +1,7 @@
 // The sweeper, pass by pass: tests drive sweepOnce() directly and arrange rows in SQL
 // (deliver_at from PostgreSQL's now()). Runs on embedded PGlite and on DATABASE_URL.
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { maybeCompress, PayloadCipher } from '../src/payload.ts';
 import { claimDue, CLAIM_DUE_SQL } from '../src/sweeper/claimDue.ts';
 import { DUE_FIRE_SQL, DUE_SQL, fireDue } from '../src/sweeper/fireDue.ts';
@@ -586,13 +585,8 @@ describe('a backlog over a new partition', () => {
     'after the first batch, refused for its first frames and appended by the two statements, the next batches go in one statement',
     async () => {
       const small = await startTestBroker({ env: { QUEEN_SWEEPER_BATCH_SIZE: '10' } });
-      const sent: string[] = [];
-      const query = pg.Client.prototype.query;
-      const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-        const name = (args[0] as { name?: string } | undefined)?.name;
-        if (name === 'qt_due_fire' || name === 'qt_due') sent.push(name);
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      } as typeof query);
+      // The backlog's statements: qt_due_fire (one statement) and qt_due (the first of two).
+      const { sent, restore } = recordFireStatements('qt_due');
       const s = createSweeper(small.broker.services);
       try {
         await insertTimers(small.sql, { queue: 'backlog', partition: 'fresh', count: 30, stepMs: 1, dueInMs: -1000 });
@@ -606,7 +600,7 @@ describe('a backlog over a new partition', () => {
         expect(sent.filter((n) => n === 'qt_due')).toHaveLength(1);
         expect(sent.filter((n) => n === 'qt_due_fire').length).toBeGreaterThanOrEqual(3);
       } finally {
-        spy.mockRestore();
+        restore();
         await s.stop();
         await small.close();
       }

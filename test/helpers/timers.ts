@@ -202,16 +202,16 @@ export async function fireThreadBackends(sql: Queryable): Promise<{ pid: number;
 }
 
 /**
- * The prepared names of the fire statements (`qt_fire…`) sent from this thread until `restore`,
- * in order, on any connection: the sweeper's and the broker's, not the fire thread's (its worker
- * loads pg again).
+ * The prepared names starting with `prefix` (by default the fire statements, `qt_fire…`) sent from
+ * this thread until `restore`, in order, on any connection: the sweeper's and the broker's, not the
+ * fire thread's (its worker loads pg again).
  */
-export function recordFireStatements(): { sent: string[]; restore: () => void } {
+export function recordFireStatements(prefix = 'qt_fire'): { sent: string[]; restore: () => void } {
   const sent: string[] = [];
   const query = pg.Client.prototype.query;
   const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
     const name = (args[0] as { name?: string } | undefined)?.name;
-    if (name?.startsWith('qt_fire')) sent.push(name);
+    if (name?.startsWith(prefix)) sent.push(name);
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query);
   return { sent, restore: () => spy.mockRestore() };
