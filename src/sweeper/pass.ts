@@ -770,15 +770,18 @@ export class SweepPass {
       const toLocal = this.clock.local() - preciseNow();
       this.clock.sample(sentAt + toLocal, receivedAt + toLocal, fired.pgNowMs);
       refusedHere = fired.unready;
-      if (!refusedHere) return this.framedBy(fired);
+      if (!refusedHere) return here === 'joining' ? this.framedBy(fired) : fired;
     }
     const sentAt = this.clock.local();
     const fired = await fireClaimed(this.db, batch.token, rows, replacements, { refusedHere, here });
     this.clock.sample(sentAt, this.clock.local(), fired.pgNowMs);
-    return this.framedBy(fired);
+    return here === 'joining' ? this.framedBy(fired) : fired;
   }
 
-  /** `fired`, once the partitions it appended to are remembered as framed. */
+  /**
+   * `fired`, once the partitions it appended to are remembered as framed. Only after a `joining`
+   * fire: a `held` one's partitions were all remembered already.
+   */
   private framedBy(fired: FireResult): FireResult {
     for (const q of fired.queues) {
       if (this.framed.size + q.partitions.length > FRAMED_MAX) this.framed.clear();
