@@ -580,9 +580,9 @@ describe('sweepOnce', () => {
   );
 });
 
-describe('a backlog over a new partition', () => {
+describe('a backlog after a refusal of the one statement', () => {
   it.skipIf(!onRealPostgres)(
-    'after the first batch, refused for its first frames and appended by the two statements, the next batches go in one statement',
+    'over a new partition: after the first batch, refused for its first frames and appended by the two statements, the next batches go in one statement',
     async () => {
       const small = await startTestBroker({ env: { QUEEN_SWEEPER_BATCH_SIZE: '10' } });
       // The backlog's statements: qt_due_fire (one statement) and qt_due (the first of two).
@@ -599,6 +599,48 @@ describe('a backlog over a new partition', () => {
         // two after it, and the empty ones that ended each stripe's pass).
         expect(sent.filter((n) => n === 'qt_due')).toHaveLength(1);
         expect(sent.filter((n) => n === 'qt_due_fire').length).toBeGreaterThanOrEqual(3);
+      } finally {
+        restore();
+        await s.stop();
+        await small.close();
+      }
+    },
+  );
+
+  it.skipIf(!onRealPostgres)(
+    'a backlog of zstd payloads: after the first refusal its stripe keeps the two statements for the rest of the pass',
+    async () => {
+      const small = await startTestBroker({ env: { QUEEN_SWEEPER_BATCH_SIZE: '10' } });
+      const { sent, restore } = recordFireStatements('qt_due');
+      const s = createSweeper(small.broker.services);
+      const fired = async () => (await small.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'zipped'`)).rows[0].n;
+      try {
+        // A partition that has held a frame: only the zstd payloads make the one statement refuse.
+        await insertTimers(small.sql, { queue: 'zipped', keyPrefix: 'first' });
+        await waitFor(async () => (await s.sweepOnce()).fired === 1);
+        const { bytes, zstd } = await maybeCompress(Buffer.from(JSON.stringify({ text: 'x'.repeat(5000) })));
+        expect(zstd).toBe(true);
+        await insertTimers(small.sql, {
+          queue: 'zipped',
+          keyPrefix: 'z',
+          payload: bytes,
+          payloadZstd: true,
+          count: 30,
+          stepMs: 1,
+          dueInMs: -1000,
+        });
+        const passes: string[][] = [];
+        await waitFor(async () => {
+          sent.length = 0;
+          await s.sweepOnce();
+          passes.push([...sent]);
+          return (await fired()) === 31;
+        });
+        // Each of the pass's two stripes sends the one statement once: the backlog's stripe has it
+        // refused and fires every batch after it the two-statement way (qt_due); the other stripe's
+        // finds nothing due. Trying the one statement again after a refusal would send it twice.
+        for (const pass of passes) expect(pass.filter((n) => n === 'qt_due_fire').length).toBeLessThanOrEqual(2);
+        expect(passes.flat().filter((n) => n === 'qt_due').length).toBeGreaterThanOrEqual(3);
       } finally {
         restore();
         await s.stop();
