@@ -581,72 +581,61 @@ describe('sweepOnce', () => {
 });
 
 describe('a backlog after a refusal of the one statement', () => {
+  /**
+   * Runs `test` with a broker firing batches of 10, a sweeper whose passes it runs itself, each
+   * given a minute for its backlog (so that a pass ends when the backlog does, not after its usual
+   * 50 ms, and the rule for its later batches is seen on any machine), the backlog statements sent
+   * (qt_due_fire, the one statement; qt_due, the first of two) and a count of a queue's frames.
+   */
+  async function withBatchesOf10(
+    test: (t: { sql: TestBroker['sql']; sweeper: Sweeper; sent: string[]; framesOf: (queue: string) => Promise<number> }) => Promise<void>,
+  ): Promise<void> {
+    const small = await startTestBroker({ env: { QUEEN_SWEEPER_BATCH_SIZE: '10' } });
+    const { sent, restore } = recordFireStatements('qt_due');
+    const sweeper = createSweeper(small.broker.services, { fireBudgetMs: 60_000 });
+    const framesOf = async (queue: string) =>
+      (await small.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = $1`, [queue])).rows[0].n as number;
+    try {
+      await test({ sql: small.sql, sweeper, sent, framesOf });
+    } finally {
+      restore();
+      await sweeper.stop();
+      await small.close();
+    }
+  }
+
   it.skipIf(!onRealPostgres)(
     'over a new partition: after the first batch, refused for its first frames and appended by the two statements, the next batches go in one statement',
-    async () => {
-      const small = await startTestBroker({ env: { QUEEN_SWEEPER_BATCH_SIZE: '10' } });
-      // The backlog's statements: qt_due_fire (one statement) and qt_due (the first of two).
-      const { sent, restore } = recordFireStatements('qt_due');
-      const s = createSweeper(small.broker.services);
-      try {
-        await insertTimers(small.sql, { queue: 'backlog', partition: 'fresh', count: 30, stepMs: 1, dueInMs: -1000 });
-        // Passes until all are fired (a pass stops after its time budget, FIRE_BUDGET_MS).
-        await waitFor(async () => {
-          await s.sweepOnce();
-          return (await small.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'backlog'`)).rows[0].n === 30;
-        });
+    () =>
+      withBatchesOf10(async ({ sql, sweeper, sent, framesOf }) => {
+        await insertTimers(sql, { queue: 'backlog', partition: 'fresh', count: 30, stepMs: 1, dueInMs: -1000 });
+        // One pass fires them all (its budget is a minute).
+        await sweeper.sweepOnce();
+        expect(await framesOf('backlog')).toBe(30);
         // One batch took the two statements; every other went in one (three or more of them: the
         // two after it, and the empty ones that ended each stripe's pass).
         expect(sent.filter((n) => n === 'qt_due')).toHaveLength(1);
         expect(sent.filter((n) => n === 'qt_due_fire').length).toBeGreaterThanOrEqual(3);
-      } finally {
-        restore();
-        await s.stop();
-        await small.close();
-      }
-    },
+      }),
   );
 
-  it.skipIf(!onRealPostgres)(
-    'a backlog of zstd payloads: after the first refusal its stripe keeps the two statements for the rest of the pass',
-    async () => {
-      const small = await startTestBroker({ env: { QUEEN_SWEEPER_BATCH_SIZE: '10' } });
-      const { sent, restore } = recordFireStatements('qt_due');
-      const s = createSweeper(small.broker.services);
-      const fired = async () => (await small.sql.query(`SELECT count(*)::int AS n FROM messages WHERE queue = 'zipped'`)).rows[0].n;
-      try {
-        // A partition that has held a frame: only the zstd payloads make the one statement refuse.
-        await insertTimers(small.sql, { queue: 'zipped', keyPrefix: 'first' });
-        await waitFor(async () => (await s.sweepOnce()).fired === 1);
-        const { bytes, zstd } = await maybeCompress(Buffer.from(JSON.stringify({ text: 'x'.repeat(5000) })));
-        expect(zstd).toBe(true);
-        await insertTimers(small.sql, {
-          queue: 'zipped',
-          keyPrefix: 'z',
-          payload: bytes,
-          payloadZstd: true,
-          count: 30,
-          stepMs: 1,
-          dueInMs: -1000,
-        });
-        const passes: string[][] = [];
-        await waitFor(async () => {
-          sent.length = 0;
-          await s.sweepOnce();
-          passes.push([...sent]);
-          return (await fired()) === 31;
-        });
-        // Each of the pass's two stripes sends the one statement once: the backlog's stripe has it
-        // refused and fires every batch after it the two-statement way (qt_due); the other stripe's
-        // finds nothing due. Trying the one statement again after a refusal would send it twice.
-        for (const pass of passes) expect(pass.filter((n) => n === 'qt_due_fire').length).toBeLessThanOrEqual(2);
-        expect(passes.flat().filter((n) => n === 'qt_due').length).toBeGreaterThanOrEqual(3);
-      } finally {
-        restore();
-        await s.stop();
-        await small.close();
-      }
-    },
+  it.skipIf(!onRealPostgres)('of zstd payloads: after the first refusal its stripe keeps the two statements for the rest of the pass', () =>
+    withBatchesOf10(async ({ sql, sweeper, sent, framesOf }) => {
+      // A partition that has held a frame: only the zstd payloads make the one statement refuse.
+      await insertTimers(sql, { queue: 'zipped', keyPrefix: 'first' });
+      await waitFor(async () => (await sweeper.sweepOnce()).fired === 1);
+      const { bytes, zstd } = await maybeCompress(Buffer.from(JSON.stringify({ text: 'x'.repeat(5000) })));
+      expect(zstd).toBe(true);
+      await insertTimers(sql, { queue: 'zipped', keyPrefix: 'z', payload: bytes, payloadZstd: true, count: 30, stepMs: 1, dueInMs: -1000 });
+      sent.length = 0;
+      await sweeper.sweepOnce();
+      expect(await framesOf('zipped')).toBe(31);
+      // Each of the pass's two stripes sends the one statement once: the backlog's stripe has it
+      // refused and fires every batch after it the two-statement way (qt_due); the other stripe's
+      // finds nothing due. Trying the one statement again after a refusal would send it twice.
+      expect(sent.filter((n) => n === 'qt_due_fire')).toHaveLength(2);
+      expect(sent.filter((n) => n === 'qt_due').length).toBeGreaterThanOrEqual(3);
+    }),
   );
 });
 
