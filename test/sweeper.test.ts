@@ -106,21 +106,20 @@ describe('sweepOnce', () => {
   });
 
   it.skipIf(!onRealPostgres)(
-    "a partition's first frame: the fire that locks in its statement refuses it (held) and after the fire thread's refusal (refusedHere) the append fires it at once; joining fires it in its one write, with a cursor for the group registered before",
+    "a partition's first frame: the fire that locks in its statement refuses it (held) and after the fire thread's refusal (here null) the append fires it at once; joining fires it in its one write, with a cursor for the group registered before",
     async () => {
       const db = new SweeperDb(tb.broker.db, () => {});
       const { sent, restore } = recordFireStatements();
       const queue = `firsts-${Date.now()}`;
       const shapes = [
-        { here: 'held', refusedHere: false, statements: ['qt_fire_held', 'qt_fire:lock', 'qt_fire:queues', 'qt_fire:groups', 'qt_fire'] },
-        { here: 'held', refusedHere: true, statements: ['qt_fire:lock', 'qt_fire:queues', 'qt_fire:groups', 'qt_fire'] },
+        { here: 'held', statements: ['qt_fire_held', 'qt_fire:lock', 'qt_fire:queues', 'qt_fire:groups', 'qt_fire'] },
+        { here: null, statements: ['qt_fire:lock', 'qt_fire:queues', 'qt_fire:groups', 'qt_fire'] },
         {
           here: 'joining',
-          refusedHere: false,
           statements: ['qt_fire_joining:lock', 'qt_fire_joining:queues', 'qt_fire_joining:groups', 'qt_fire_joining'],
         },
       ] as const;
-      const fire = async (partition: string, i: number, opts: { refusedHere: boolean; here: 'held' | 'joining' }) => {
+      const fire = async (partition: string, i: number, opts: { here: 'held' | 'joining' | null }) => {
         await insertTimers(tb.sql, { keyPrefix: `ff${i}-`, queue, partition, count: 1 });
         const token = `00000000-0000-4000-8000-00000000001${i}`;
         const claim = await claimDue(db, token, 10, 30_000);
@@ -159,7 +158,7 @@ describe('sweepOnce', () => {
           await holder.query('BEGIN');
           await holder.query('SELECT 1 FROM queues WHERE tenant = $1 AND name = $2 FOR UPDATE', ['acme', queue]);
           let settled = false;
-          const fired = fire('p2', 3, { refusedHere: false, here: 'joining' }).finally(() => (settled = true));
+          const fired = fire('p2', 3, { here: 'joining' }).finally(() => (settled = true));
           while (!settled && !waited) {
             const { rows } = await tb.sql.query(
               `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,

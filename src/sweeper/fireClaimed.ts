@@ -159,7 +159,7 @@ export async function fireClaimed(
   token: string,
   rows: ClaimedTimer[],
   replacements: Map<string, Replacement>,
-  { refusedHere = false, here = 'held' }: { refusedHere?: boolean; here?: LockedHere } = {},
+  { here = 'held' }: { here?: LockedHere | null } = {},
 ): Promise<FireResult> {
   const tenants = pinOf(rows);
   // No replay here: the sweeper retries by its own rules, and the claim token makes that safe.
@@ -173,11 +173,11 @@ export async function fireClaimed(
   // waits for the whole transaction). `here` says how (append.ts LockedHere): `held` refuses a
   // partition that never held a frame, `joining` gives it its consumer rows in that same write. A
   // partition that does not exist (or, `held`, never held a frame) refuses it, with nothing fired:
-  // the usual append then creates what it needs (at once when the fire thread's statement already
-  // refused: `refusedHere`, one round trip fewer). Not on Citus, whose router is known to take the
+  // the usual append then creates what it needs (at once, `here` null, when the fire thread's
+  // statement already refused: one round trip fewer). Not on Citus, whose router is known to take the
   // lock statement as it stands (shardGroups.ts) and has not been tried with this shape, nor
   // embedded, where nothing is pipelined.
-  if (tenants === null && !db.embedded && !refusedHere) {
+  if (tenants === null && !db.embedded && here) {
     const r = await fire(here);
     if (!r.unready) return r;
   }

@@ -756,7 +756,7 @@ export class SweepPass {
     const thread = batch.at === undefined ? undefined : this.thread();
     const keys = partitionKeys(rows);
     const here: LockedHere = keys.every((k) => this.framed.has(k)) ? 'held' : 'joining';
-    let refusedHere = false;
+    let lockHere: LockedHere | null = here;
     if (thread && batch.at !== undefined && pinOf(rows) === null) {
       const name = this.db.named('qt_fire');
       // The thread keeps time by preciseNow; the sweeper's clock may be another (a test's, run
@@ -773,11 +773,11 @@ export class SweepPass {
       );
       const toLocal = this.clock.local() - preciseNow();
       this.clock.sample(sentAt + toLocal, receivedAt + toLocal, fired.pgNowMs);
-      refusedHere = fired.unready;
-      if (!refusedHere) return here === 'joining' ? this.framedBy(fired) : fired;
+      if (!fired.unready) return here === 'joining' ? this.framedBy(fired) : fired;
+      lockHere = null; // the thread's statement refused: the usual append, at once
     }
     const sentAt = this.clock.local();
-    const fired = await fireClaimed(this.db, batch.token, rows, replacements, { refusedHere, here });
+    const fired = await fireClaimed(this.db, batch.token, rows, replacements, { here: lockHere });
     this.clock.sample(sentAt, this.clock.local(), fired.pgNowMs);
     return here === 'joining' ? this.framedBy(fired) : fired;
   }
