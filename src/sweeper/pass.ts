@@ -98,10 +98,11 @@ interface Claimed {
   trace: Context | undefined;
 }
 
-/** What a test may inject: the broker's clock as the wheel reads it (Date.now by default). */
+/** What a test may inject. */
 export interface SweeperOptions {
+  /** The broker's clock as the wheel reads it (Date.now by default). */
   clock?: () => number;
-  /** How long one pass may fire a backlog (FIRE_BUDGET_MS): a test that must see whole passes sets it longer. */
+  /** How long one pass may fire a backlog (FIRE_BUDGET_MS by default): longer for a test that looks at whole passes. */
   fireBudgetMs?: number;
 }
 
