@@ -77,17 +77,6 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     await expect(closed.transaction(preciseNow(), (tx) => tx.query(NOW), [])).rejects.toMatchObject({ code: '08006' });
   });
 
-  it('runs no two jobs sharing a key at once (a partition), while a job of another key goes beside them', () =>
-    withRunningThread(async (thread, at) => {
-      const slow = thread.transaction(at, (tx) => tx.query('SELECT pg_sleep(1)'), ['acme/q/p']);
-      const samePartition = thread.transaction(at + 5, (tx) => tx.query(NOW), ['acme/q/p']);
-      const otherPartition = thread.transaction(at + 5, (tx) => tx.query(NOW), ['acme/q/other']);
-      const [s, same, other] = await Promise.all([slow, samePartition, otherPartition]);
-      // Beside it, the later instant of the same partition would have raced it for the append lock.
-      expect(same.sentAt).toBeGreaterThanOrEqual(s.receivedAt);
-      expect(other.sentAt).toBeLessThan(s.receivedAt);
-    }));
-
   /** A job written as a fire is: its statement, then COMMIT, both before anything is awaited. */
   const committing =
     (sql: string) =>
@@ -98,13 +87,49 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     };
   const TXID = `SELECT txid_current()::text AS x, (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS ms`;
 
+  it("writes a job of a partition at its instant behind the one running on that one's connection, to run once it has committed; a third waits for the first's answer; a job of another key goes beside them", () =>
+    withRunningThread(async (thread, at) => {
+      // The slow job reads the clock after its second.
+      const slow = thread.transaction(
+        at,
+        (tx) => {
+          void tx.query('SELECT pg_sleep(1)');
+          return committing(NOW)(tx);
+        },
+        ['acme/q/p'],
+      );
+      const behind = thread.transaction(at + 5, committing(NOW), ['acme/q/p']);
+      const third = thread.transaction(at + 10, committing(NOW), ['acme/q/p']);
+      const other = thread.transaction(at + 5, committing(NOW), ['acme/q/other']);
+      const [s, b, t, o] = await Promise.all([slow, behind, third, other]);
+      // Written before the slow one answered, and run after it: on the other connection it would
+      // have raced it for the append lock.
+      expect(b.sentAt).toBeLessThan(s.receivedAt);
+      expect(b.result.rows[0].ms).toBeGreaterThanOrEqual(s.result.rows[0].ms);
+      // Two are written on a connection at most.
+      expect(t.sentAt).toBeGreaterThanOrEqual(s.receivedAt);
+      expect(o.sentAt).toBeLessThan(s.receivedAt);
+      expect(o.result.rows[0].ms).toBeLessThan(s.result.rows[0].ms);
+    }));
+
   /**
-   * withRunningThread, and a job on partition p that sleeps a second, due at `at`. The jobs queued
-   * behind it come 300 ms after it: a thread that woke late for it would have taken jobs already
-   * due into its group.
+   * A job of `key` that sleeps `seconds`, due at `at`, and one written behind it: its connection
+   * holds the two it may, and a later job of `key` waits for the slow one's answer. Returns the
+   * slow one.
+   */
+  const slowWithOneBehind = (thread: FireThread, at: number, key: string, seconds: number) => {
+    const slow = thread.transaction(at, committing(`SELECT pg_sleep(${seconds})`), [key]);
+    void thread.transaction(at + 1, committing('SELECT 1'), [key]);
+    return slow;
+  };
+
+  /**
+   * withRunningThread, and slowWithOneBehind on partition p for a second, due at `at`. The jobs
+   * queued behind them come 300 ms after it: a thread that woke late for it would have taken jobs
+   * already due into its group.
    */
   const behindSlow = (body: (thread: FireThread, at: number, slow: ReturnType<FireThread['transaction']>) => Promise<void>) =>
-    withRunningThread((thread, at) => body(thread, at, thread.transaction(at, committing('SELECT pg_sleep(1)'), ['acme/q/p'])));
+    withRunningThread((thread, at) => body(thread, at, slowWithOneBehind(thread, at, 'acme/q/p', 1)));
 
   it('runs the jobs that waited behind a slow one of their partition as one transaction, in instant order', () =>
     behindSlow(async (thread, at, slow) => {
@@ -159,6 +184,29 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     }
   });
 
+  it('writes nothing behind a group of several before its answer, as a failure in it runs the others again: a later job of their partition runs after them', async () => {
+    await tb.sql.query('CREATE TABLE IF NOT EXISTS fire_thread_order (seq serial, n int)');
+    await tb.sql.query('TRUNCATE fire_thread_order');
+    try {
+      await behindSlow(async (thread, at, slow) => {
+        const insert = (n: number) => `INSERT INTO fire_thread_order (n) SELECT ${n} FROM pg_sleep(0.5)`;
+        const jobs = [
+          // One group, written when the slow one answers (a second in), failing half a second later.
+          thread.transaction(at + 300, committing(insert(1)), ['acme/q/p']),
+          thread.transaction(at + 301, committing('SELECT 1/0'), ['acme/q/p']),
+          // Due while that group runs.
+          thread.transaction(at + 1_250, committing(insert(3)), ['acme/q/p']),
+        ];
+        await slow;
+        await Promise.allSettled(jobs);
+      });
+      const { rows } = await tb.sql.query('SELECT n FROM fire_thread_order ORDER BY seq');
+      expect(rows).toEqual([{ n: 1 }, { n: 3 }]);
+    } finally {
+      await tb.sql.query('DROP TABLE fire_thread_order');
+    }
+  });
+
   it('takes at most 16 fires into one transaction; the rest leave in the next', () =>
     behindSlow(async (thread, at, slow) => {
       const queued = Array.from({ length: 20 }, (_, i) => thread.transaction(at + 300 + i, committing(TXID), ['acme/q/p']));
@@ -173,8 +221,8 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     withRunningThread(async (thread, at) => {
       // Both connections busy: r's for 2 s, p's for 0.5 s (300 ms later, so that a thread woken late
       // for r's does not find p's due with it and join them).
-      const slowR = thread.transaction(at, committing('SELECT pg_sleep(2)'), ['acme/q/r']);
-      const slowP = thread.transaction(at + 300, committing('SELECT pg_sleep(0.5)'), ['acme/q/p']);
+      const slowR = slowWithOneBehind(thread, at, 'acme/q/r', 2);
+      const slowP = slowWithOneBehind(thread, at + 300, 'acme/q/p', 0.5);
       // x waits for r; y (p) may leave when p's connection frees; z (p and s) must not go with it, ahead of x on s.
       const x = thread.transaction(at + 600, committing(TXID), ['acme/q/r', 'acme/q/s']);
       const y = thread.transaction(at + 601, committing(TXID), ['acme/q/p']);

@@ -22,7 +22,7 @@ import { WrittenTransaction, type Queryable, type StatementOutcome, type Stateme
 
 /**
  * What the thread runs: a transaction's statements, written at once at `at` (preciseNow, pgClock.ts),
- * not while a job sharing one of its `keys` runs or waits ahead of it (the partitions it appends to).
+ * and run only once each job sent ahead of it that shares one of its `keys` (the partitions it appends to) has ended.
  */
 export interface FireJob {
   kind: 'fire';
@@ -114,8 +114,8 @@ export class FireThread {
 
   /**
    * Runs what `fn` issues on its transaction (all of it before its first await: fireAndCommit's
-   * one-write fire) at `at` on the thread: BEGIN, `fn`'s statements, in one write; after every job
-   * sent before it that shares one of its `keys` has finished. No default: a fire that left its
+   * one-write fire) at `at` on the thread: BEGIN, `fn`'s statements, in one write; run once every
+   * job sent before it that shares one of its `keys` has ended. No default: a fire that left its
    * partitions out would race the fire before it for their append locks; [] says it has none.
    */
   async transaction<T>(at: number, fn: (tx: Queryable) => Promise<T>, keys: string[]): Promise<Deferred<T>> {
