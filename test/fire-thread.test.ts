@@ -89,7 +89,8 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
 
   it("writes a job of a partition at its instant behind the one running on that one's connection, to run once it has committed; a third waits for the first's answer; a job of another key goes beside them", () =>
     withRunningThread(async (thread, at) => {
-      // The slow job reads the clock after its second.
+      // The slow job reads the clock after its second. The others come 300 ms and more after it:
+      // a thread that woke late for it would have taken jobs already due into its group.
       const slow = thread.transaction(
         at,
         (tx) => {
@@ -98,9 +99,9 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
         },
         ['acme/q/p'],
       );
-      const behind = thread.transaction(at + 5, committing(NOW), ['acme/q/p']);
-      const third = thread.transaction(at + 10, committing(NOW), ['acme/q/p']);
-      const other = thread.transaction(at + 5, committing(NOW), ['acme/q/other']);
+      const behind = thread.transaction(at + 300, committing(NOW), ['acme/q/p']);
+      const third = thread.transaction(at + 400, committing(NOW), ['acme/q/p']);
+      const other = thread.transaction(at + 300, committing(NOW), ['acme/q/other']);
       const [s, b, t, o] = await Promise.all([slow, behind, third, other]);
       // Written before the slow one answered, and run after it: on the other connection it would
       // have raced it for the append lock.
