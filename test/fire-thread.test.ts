@@ -235,6 +235,26 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
       expect(dz.result.rows[0].x).not.toBe(dy.result.rows[0].x);
     }));
 
+  it('opens a connection again after its own was lost: a job fails with the loss, and the next on that connection runs', () =>
+    withRunningThread(async (thread) => {
+      const before = await fireThreadBackends(tb.sql);
+      expect(before.length).toBe(2);
+      await tb.sql.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [before.map((b) => b.pid)]);
+      await waitFor(async () => (await fireThreadBackends(tb.sql)).length === 0);
+      // One after the other: each goes on the first connection, the first finding it lost.
+      const outcomes: unknown[] = [];
+      for (let i = 0; i < 3; i++) {
+        outcomes.push(
+          await thread.transaction(preciseNow(), committing('SELECT 7 AS n'), []).then(
+            (d) => d.result.rows,
+            (err: unknown) => err,
+          ),
+        );
+      }
+      expect(outcomes[0]).toBeInstanceOf(Error);
+      expect(outcomes.slice(1)).toEqual([[{ n: 7 }], [{ n: 7 }]]);
+    }));
+
   it('a statement issued after the first await is refused, not left waiting', () =>
     withRunningThread(async (thread) => {
       const out = thread.transaction(
