@@ -159,7 +159,7 @@ function groupOf(first: number, lane: Lane, waiting: Set<string>): FireJob[] {
       whole(j) &&
       !j.keys.some((k) => waiting.has(k)) &&
       !elsewhere.some((o) => shares(o, j.keys)) &&
-      (here.length === 0 || [...here, ...group].some((o) => shares(o, j.keys)));
+      (here.length === 0 || here.some((o) => shares(o, j.keys)) || group.some((o) => shares(o, j.keys)));
     const until = Math.max(head.at, preciseNow());
     for (let i = first + 1; i < queue.length && group.length < GROUP_MAX; i++) {
       const j = queue[i];
