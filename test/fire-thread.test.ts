@@ -57,6 +57,15 @@ describe.skipIf(!onRealPostgres)('the fire thread', () => {
     expect(thread.running).toBe(false);
   });
 
+  it('closes once when asked twice: both calls end, and the thread reports no failure', async () => {
+    const failures: Error[] = [];
+    const thread = new FireThread(tb.broker.services.db.directUrl, (err) => failures.push(err));
+    await thread.transaction(preciseNow(), (tx) => tx.query('SELECT 1'), []);
+    await Promise.all([thread.close(), thread.close()]);
+    expect(failures).toEqual([]);
+    expect(thread.running).toBe(false);
+  });
+
   it('runs a transaction at its instant, earliest instant first, and reports a failed statement with its SQLSTATE', async () => {
     const closed = await withRunningThread(async (thread, at) => {
       // Sent first, for the later instant; the earlier one is sent second and still runs first.

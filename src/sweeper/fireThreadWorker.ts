@@ -70,6 +70,8 @@ void Promise.allSettled(lanes.map(connection)).then(() => port.postMessage({ kin
 /** Jobs not written yet, by instant (those sent for one instant in the order sent). */
 const queue: FireJob[] = [];
 let closing = false;
+/** The end of closeAll, once begun: a second `close`, or a call of next() after the end, finds it. */
+let closed: Promise<void> | undefined;
 let timer: NodeJS.Timeout | undefined;
 
 /**
@@ -96,7 +98,7 @@ port.on('message', (m: ToThread) => {
 function next(): void {
   clearTimeout(timer);
   if (queue.length === 0) {
-    if (closing && lanes.every((l) => l.groups.length === 0)) void closeAll();
+    if (closing && lanes.every((l) => l.groups.length === 0)) closed ??= closeAll();
     return;
   }
   // The keys of the jobs left waiting, as the queue is walked: a job sharing one waits behind them.
