@@ -2,7 +2,8 @@
 // produce grant, paused, rate, quota, storage, horizon, payload ceiling), whole-batch refusals,
 // the x-queen-timers-hint header — and the DELETE route, which only the boot flag may refuse.
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PendingCounts } from '../src/plans/pendingCounts.ts';
 import { api, onRealPostgres, startTestBroker, type TestBroker, admin } from './helpers/broker.ts';
 import { b64, batch, cancel, keyPath, metered, row, sched, snapshot } from './helpers/timers.ts';
 
@@ -479,5 +480,74 @@ describe('DELETE /api/v1/timers/:queue/*timerKey: only the boot flag refuses it'
     const res = await api(tb, 'DELETE', `${keyPath('rq', 'k')}?txn=a&force=true`);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'unknown_field', field: 'force' });
+  });
+});
+
+describe("the pending quota's counts on a broker (PendingCounts)", () => {
+  /** A count that answers `n` when told to, and how many times one was started. */
+  function countOf(n: number) {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const run = vi.fn(async () => {
+      await gate;
+      return n;
+    });
+    return { run, release };
+  }
+
+  it('a count asked for while one of the tenant runs with the same cap waits for it: one count for both', async () => {
+    const counts = new PendingCounts();
+    const first = countOf(7);
+    const second = countOf(9);
+    const a = counts.count('t', 101, first.run);
+    const b = counts.count('t', 101, second.run);
+    first.release();
+    second.release();
+    expect(await Promise.all([a, b])).toEqual([7, 7]);
+    expect(first.run).toHaveBeenCalledTimes(1);
+    expect(second.run).not.toHaveBeenCalled();
+    // Once it has ended, the next asks anew.
+    expect(await counts.count('t', 101, second.run)).toBe(9);
+  });
+
+  it('another tenant, or another cap (a plan changed meanwhile), counts for itself', async () => {
+    const counts = new PendingCounts();
+    const [running, otherTenant, otherCap] = [countOf(1), countOf(2), countOf(3)];
+    const a = counts.count('t', 101, running.run);
+    const b = counts.count('u', 101, otherTenant.run);
+    const c = counts.count('t', 51, otherCap.run);
+    for (const x of [running, otherTenant, otherCap]) x.release();
+    expect(await Promise.all([a, b, c])).toEqual([1, 2, 3]);
+  });
+
+  it('a count that fails is not shared: the one that waited for it counts itself', async () => {
+    const counts = new PendingCounts();
+    const failing = vi.fn(async () => {
+      await new Promise((r) => setTimeout(r, 10));
+      throw new Error('statement timeout');
+    });
+    const own = countOf(5);
+    own.release();
+    const a = counts.count('t', 101, failing);
+    const b = counts.count('t', 101, own.run);
+    await expect(a).rejects.toThrow('statement timeout');
+    expect(await b).toBe(5);
+    expect(own.run).toHaveBeenCalledTimes(1);
+    expect(counts.get('t')?.count).toBe(5);
+  });
+
+  it('keeps a count with the instant it began, so that the rows made while it ran are in the rate bound', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const counts = new PendingCounts();
+      const slow = countOf(3);
+      const a = counts.count('t', 101, slow.run);
+      vi.setSystemTime(1_000_500);
+      slow.release();
+      await a;
+      expect(counts.get('t')).toEqual({ count: 3, atMs: 1_000_000 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
