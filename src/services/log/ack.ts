@@ -13,7 +13,7 @@
 import type { AckRequest, AckStatus } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { isoSql } from '../../db/sql.ts';
-import { commitWith, inTransaction, type Queryable } from '../../db/transaction.ts';
+import { commitWith, inTransaction, runStatement, statementName, type Queryable } from '../../db/transaction.ts';
 import { ApiError } from '../../errors.ts';
 import { DEFAULT_RETRY_LIMIT } from '../queues.ts';
 import { INSERT_DEAD_LETTERS } from './deadLetterInsert.ts';
@@ -218,7 +218,12 @@ export async function judge(
   // The pairs the items name, located and locked.
   const named = [...new Map(items.map((i) => [`${i.partitionId.toLowerCase()}\u0000${i.consumerGroup}`, i])).values()];
   const located = (
-    await tx.query<Located>(LOCATE_SQL, [tenant, named.map((i) => i.partitionId.toLowerCase()), named.map((i) => i.consumerGroup)])
+    await runStatement<Located>(
+      tx,
+      LOCATE_SQL,
+      [tenant, named.map((i) => i.partitionId.toLowerCase()), named.map((i) => i.consumerGroup)],
+      statementName(tx, 'qt_ack_locate'),
+    )
   ).rows;
   const byName = new Map(located.map((l) => [`${l.partition_id}\u0000${l.consumer_group}`, l]));
   const pairFor = (item: AckItem) => byName.get(`${item.partitionId.toLowerCase()}\u0000${item.consumerGroup}`);
@@ -228,14 +233,19 @@ export async function judge(
   const frames = new Map<string, FrameRow>();
   const leased = located.filter((l) => l.lease_id !== null && l.batch_end_seq !== null);
   if (leased.length > 0) {
-    const r = await tx.query<FrameRow>(BATCH_FRAMES_SQL, [
-      tenant,
-      leased.map((l) => l.queue),
-      leased.map((l) => l.partition),
-      leased.map((l) => l.consumer_group),
-      leased.map((l) => l.cursor_seq),
-      leased.map((l) => l.batch_end_seq),
-    ]);
+    const r = await runStatement<FrameRow>(
+      tx,
+      BATCH_FRAMES_SQL,
+      [
+        tenant,
+        leased.map((l) => l.queue),
+        leased.map((l) => l.partition),
+        leased.map((l) => l.consumer_group),
+        leased.map((l) => l.cursor_seq),
+        leased.map((l) => l.batch_end_seq),
+      ],
+      statementName(tx, 'qt_ack_batch_frames'),
+    );
     for (const row of r.rows) frames.set(frameKey(pairKey(row.queue, row.partition, row.consumer_group), row.transaction_id), row);
   }
   const frameOf = (item: AckItem, pc: Located) =>
@@ -245,13 +255,18 @@ export async function judge(
     return pc && !frameOf(item, pc);
   });
   if (missing.length > 0) {
-    const r = await tx.query<FrameRow>(FIND_FRAMES_SQL, [
-      tenant,
-      missing.map((i) => pairFor(i)!.queue),
-      missing.map((i) => pairFor(i)!.partition),
-      missing.map((i) => i.transactionId),
-      missing.map((i) => i.consumerGroup),
-    ]);
+    const r = await runStatement<FrameRow>(
+      tx,
+      FIND_FRAMES_SQL,
+      [
+        tenant,
+        missing.map((i) => pairFor(i)!.queue),
+        missing.map((i) => pairFor(i)!.partition),
+        missing.map((i) => i.transactionId),
+        missing.map((i) => i.consumerGroup),
+      ],
+      statementName(tx, 'qt_ack_find_frames'),
+    );
     for (const row of r.rows) frames.set(frameKey(pairKey(row.queue, row.partition, row.consumer_group), row.transaction_id), row);
   }
 
@@ -361,7 +376,9 @@ export async function judge(
       commits.map((c) => c.release),
     ];
     // The transaction's last statement, when the caller says so: it goes out with the COMMIT.
-    await (commit ? commitWith(tx, WRITE_VERDICTS_SQL, params) : tx.query(WRITE_VERDICTS_SQL, params));
+    await (commit
+      ? commitWith(tx, WRITE_VERDICTS_SQL, params, statementName(tx, 'qt_ack_write'))
+      : runStatement(tx, WRITE_VERDICTS_SQL, params, statementName(tx, 'qt_ack_write')));
   }
   return { outcomes, released };
 }

@@ -7,13 +7,16 @@
 // served first, skipping only those leased to other consumers; it reads the batch as one index
 // range after the cursor. Nothing grows with the group's history or with the partitions that have
 // no work, and every statement runs under INDEX_PLANS, so no plan depends on fresh statistics.
+// The pick and the read are named statements (runStatement), as the ack's are (./ack.ts): under a
+// busy drain, planning them again for every pop was most of the database's CPU for them
+// (docs/benchmarks.md).
 //
 // A long-poll waits in memory (./waiters.ts): no transaction and no connection while it waits.
 import { randomUUID } from 'node:crypto';
 import type { Frame } from '../../contract/log.ts';
 import { INDEX_PLANS, setLocal } from '../../db/plannerSettings.ts';
 import { bytesOf, isoSql } from '../../db/sql.ts';
-import { commitWith, inTransaction, type Queryable } from '../../db/transaction.ts';
+import { commitWith, inTransaction, runStatement, statementName, type Queryable } from '../../db/transaction.ts';
 import { openStored } from '../../payload.ts';
 import { DEFAULT_LEASE_SECONDS } from '../queues.ts';
 import type { Caller, LogDeps } from './deps.ts';
@@ -312,8 +315,13 @@ async function stillRegistered(deps: LogDeps, tenant: string, queue: string, gro
 async function pick(tx: Queryable, tenant: string, req: PopRequest, taken: string[]): Promise<Picked | undefined> {
   const r =
     req.partition === undefined
-      ? await tx.query<Picked>(PICK_ANY_SQL, [tenant, req.queue, req.consumerGroup, taken])
-      : await tx.query<Picked>(PICK_ONE_SQL, [tenant, req.queue, req.consumerGroup, req.partition]);
+      ? await runStatement<Picked>(tx, PICK_ANY_SQL, [tenant, req.queue, req.consumerGroup, taken], statementName(tx, 'qt_pick_any'))
+      : await runStatement<Picked>(
+          tx,
+          PICK_ONE_SQL,
+          [tenant, req.queue, req.consumerGroup, req.partition],
+          statementName(tx, 'qt_pick_one'),
+        );
   return r.rows[0];
 }
 
@@ -341,10 +349,10 @@ async function takeBatch(
     POP_BATCH_BYTES,
     Number(picked.window_seconds),
   ];
-  const [sql, values] = req.autoAck
-    ? [READ_AND_COMPLETE_SQL, params]
-    : [READ_AND_LEASE_SQL, [...params, picked.lease_seconds, o.leaseId ?? randomUUID()]];
-  const batch = o.commit ? await commitWith<FrameRow>(tx, sql, values) : await tx.query<FrameRow>(sql, values);
+  const [sql, values, name] = req.autoAck
+    ? [READ_AND_COMPLETE_SQL, params, statementName(tx, 'qt_read_complete')]
+    : [READ_AND_LEASE_SQL, [...params, picked.lease_seconds, o.leaseId ?? randomUUID()], statementName(tx, 'qt_read_lease')];
+  const batch = o.commit ? await commitWith<FrameRow>(tx, sql, values, name) : await runStatement<FrameRow>(tx, sql, values, name);
   if (batch.rows.length === 0) return NOTHING;
   const batchEnd = Number(batch.rows[batch.rows.length - 1].seq);
   const leaseId = batch.rows[0].lease_id;
