@@ -376,9 +376,8 @@ export async function judge(
       commits.map((c) => c.release),
     ];
     // The transaction's last statement, when the caller says so: it goes out with the COMMIT.
-    await (commit
-      ? commitWith(tx, WRITE_VERDICTS_SQL, params, statementName(tx, 'qt_ack_write'))
-      : runStatement(tx, WRITE_VERDICTS_SQL, params, statementName(tx, 'qt_ack_write')));
+    const name = statementName(tx, 'qt_ack_write');
+    await (commit ? commitWith(tx, WRITE_VERDICTS_SQL, params, name) : runStatement(tx, WRITE_VERDICTS_SQL, params, name));
   }
   return { outcomes, released };
 }
